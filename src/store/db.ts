@@ -1,0 +1,91 @@
+// One code path over two databases: PostgreSQL through `pg`, or embedded PGlite in a folder.
+// Everything above the driver adapter is identical.
+import { mkdir } from 'node:fs/promises';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import pg from 'pg';
+import { PrismaClient } from './generated/prisma/client.js';
+import { applyMigrations } from './migrate.js';
+
+export type { PrismaClient };
+
+export interface DatabaseConfig {
+  /** `postgres://…` ⇒ PostgreSQL; undefined ⇒ embedded PGlite. */
+  databaseUrl?: string;
+  /** PGlite folder; `memory://` keeps it in memory (tests). */
+  dataDir: string;
+  /** Pool size for PostgreSQL. */
+  poolSize?: number;
+  /** PGlite only: start from a dumped data folder (tests start from an already migrated copy). */
+  pgliteSnapshot?: Blob;
+}
+
+export interface Database {
+  readonly kind: 'postgres' | 'pglite';
+  readonly prisma: PrismaClient;
+  /** The PostgreSQL pool (null for PGlite), for LISTEN/NOTIFY and the raw-SQL baselines. */
+  readonly pool: pg.Pool | null;
+  /** The embedded database (null for PostgreSQL). */
+  readonly pglite: PGlite | null;
+  migrate(): Promise<string[]>;
+  /** Throws when the database does not answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openDatabase(config: DatabaseConfig): Promise<Database> {
+  if (config.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: config.databaseUrl, max: config.poolSize ?? 20 });
+    // An idle client that loses its server must not crash the process.
+    pool.on('error', () => {});
+    const adapter = new PrismaPg(pool);
+    return makeDatabase('postgres', adapter, pool, null, async () => {
+      await pool.end();
+    });
+  }
+  if (!config.dataDir.startsWith('memory://')) await mkdir(config.dataDir, { recursive: true });
+  const pglite = await PGlite.create(config.dataDir, config.pgliteSnapshot ? { loadDataDir: config.pgliteSnapshot } : {});
+  const adapter = new PrismaPGlite(pglite);
+  return makeDatabase('pglite', adapter, null, pglite, async () => {
+    await pglite.close();
+  });
+}
+
+function makeDatabase(
+  kind: Database['kind'],
+  adapter: SqlMigrationAwareDriverAdapterFactory,
+  pool: pg.Pool | null,
+  pglite: PGlite | null,
+  closeDriver: () => Promise<void>,
+): Database {
+  const prisma = new PrismaClient({ adapter });
+  let closed = false;
+  return {
+    kind,
+    prisma,
+    pool,
+    pglite,
+    migrate: () => applyMigrations(migrationAdapter(kind, adapter, pool)),
+    async ping() {
+      await prisma.$queryRaw`SELECT 1`;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await prisma.$disconnect();
+      await closeDriver();
+    },
+  };
+}
+
+/** The schema engine disposes its adapter when done, so PostgreSQL gets a separate one that must not end the shared pool. */
+function migrationAdapter(
+  kind: Database['kind'],
+  adapter: SqlMigrationAwareDriverAdapterFactory,
+  pool: pg.Pool | null,
+): SqlMigrationAwareDriverAdapterFactory {
+  if (kind === 'postgres' && pool) return new PrismaPg(pool);
+  return adapter;
+}

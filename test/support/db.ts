@@ -1,0 +1,31 @@
+import { readFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { openDatabase, type Database } from '../../src/store/db.js';
+import { snapshotPath, templateName, testDatabaseUrl, withDatabaseName } from './env.js';
+
+/** A fresh, migrated, empty database for one test file (PGlite in memory, or a new PostgreSQL database). */
+export async function createTestDatabase(): Promise<Database & { url?: string }> {
+  if (testDatabaseUrl) {
+    const name = `memory_test_${randomUUID().replace(/-/g, '')}`;
+    const admin = new pg.Client({ connectionString: withDatabaseName(testDatabaseUrl, 'postgres') });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${templateName}`);
+    await admin.end();
+    const url = withDatabaseName(testDatabaseUrl, name);
+    const db = await openDatabase({ databaseUrl: url, dataDir: '' });
+    const closeConnections = db.close.bind(db);
+    return Object.assign(db, {
+      url,
+      async close() {
+        await closeConnections();
+        const dropper = new pg.Client({ connectionString: withDatabaseName(testDatabaseUrl!, 'postgres') });
+        await dropper.connect();
+        await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await dropper.end();
+      },
+    });
+  }
+  const snapshot = new Blob([await readFile(snapshotPath)]);
+  return openDatabase({ dataDir: 'memory://', pgliteSnapshot: snapshot });
+}
