@@ -105,11 +105,11 @@ export async function diffHistoryToSchema(adapter: SqlMigrationAwareDriverAdapte
       from,
       to: { tag: 'schemaDatamodel', files: [{ path: schemaPath, content: schema }] },
       script: true,
-      shadowDatabaseUrl: null,
       exitCode: null,
       filters: noFilters,
     });
-    return result.stdout.trim() === '-- This is an empty migration.' ? '' : result.stdout.trim();
+    const sql = (result.stdout ?? '').trim();
+    return sql === '-- This is an empty migration.' ? '' : sql;
   });
 }
 

@@ -86,7 +86,7 @@ CREATE TABLE "Memory" (
     "type" TEXT NOT NULL,
     "scope" "MemoryScope" NOT NULL,
     "content" TEXT NOT NULL,
-    "metadata" JSONB NOT NULL,
+    "metadata" JSON NOT NULL,
     "timeframe" TEXT,
     "sourceRunId" UUID,
     "producerId" UUID,

@@ -1,0 +1,73 @@
+// The only module that reads the environment; everything else receives a Config.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** PostgreSQL URL, or undefined for embedded PGlite. */
+  databaseUrl?: string;
+  dataDir: string;
+  adminToken: string;
+  /** True when the admin token was generated and stored in DATA_DIR (printed at start). */
+  adminTokenGenerated: boolean;
+  redisUrl?: string;
+  demo: boolean;
+  logLevel: string;
+  /** Per-token limit of concurrent subscription connections. */
+  maxConnectionsPerToken: number;
+}
+
+export class ConfigError extends Error {}
+
+function parseDotEnv(file: string): Record<string, string> {
+  if (!existsSync(file)) return {};
+  const values: Record<string, string> = {};
+  for (const line of readFileSync(file, 'utf8').split(/\r?\n/)) {
+    const match = /^\s*([A-Z0-9_]+)\s*=\s*(.*?)\s*$/.exec(line);
+    if (match?.[1]) values[match[1]] = (match[2] ?? '').replace(/^(['"])(.*)\1$/, '$2');
+  }
+  return values;
+}
+
+/** Reads settings once (the environment wins over `.env`); embedded mode generates and keeps an admin token. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  const merged = { ...parseDotEnv(path.join(cwd, '.env')), ...env };
+  const databaseUrl = merged.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// URL (unset it for the embedded database)');
+  }
+  const dataDir = path.resolve(cwd, merged.DATA_DIR || './.data');
+  const port = Number(merged.PORT || 4000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('PORT must be a port number');
+
+  let adminToken = merged.ADMIN_TOKEN || '';
+  let adminTokenGenerated = false;
+  if (!adminToken) {
+    if (databaseUrl) throw new ConfigError('ADMIN_TOKEN is required with DATABASE_URL');
+    const tokenFile = path.join(dataDir, 'admin-token');
+    if (existsSync(tokenFile)) {
+      adminToken = readFileSync(tokenFile, 'utf8').trim();
+    } else {
+      mkdirSync(dataDir, { recursive: true });
+      adminToken = `adm_${randomBytes(32).toString('base64url')}`;
+      writeFileSync(tokenFile, `${adminToken}\n`, { mode: 0o600 });
+    }
+    adminTokenGenerated = true;
+  }
+  if (adminToken.length < 16) throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
+
+  return {
+    port,
+    host: merged.HOST || '127.0.0.1',
+    databaseUrl,
+    dataDir,
+    adminToken,
+    adminTokenGenerated,
+    redisUrl: merged.REDIS_URL || undefined,
+    demo: (merged.DEMO ?? (databaseUrl ? '0' : '1')) === '1',
+    logLevel: merged.LOG_LEVEL || 'info',
+    maxConnectionsPerToken: Number(merged.MAX_CONNECTIONS_PER_TOKEN || 20),
+  };
+}

@@ -1,0 +1,160 @@
+// DEMO=1: an empty database gets a demo agent with instruments, producers, runs and realistic records,
+// written through the same service functions as real traffic (so expiry and links are real too).
+import type { RunIdentity } from '../auth/caller.js';
+import { scheduleMs, type Schedule } from '../domain/schedule.js';
+import * as admin from '../store/admin.js';
+import type { Database } from '../store/db.js';
+import { createMemory, type CreateMemoryInput } from '../store/memories.js';
+
+export interface DemoSeed {
+  agentId: string;
+  agentName: string;
+  operatorToken: string;
+  memoryCount: number;
+}
+
+const MINUTE = 60_000;
+
+/** Seeds once: returns null when the database already has an agent. */
+export async function seedDemo(db: Database, now: Date): Promise<DemoSeed | null> {
+  if ((await db.prisma.agent.count()) > 0) return null;
+  const at = (minutesAgo: number) => new Date(now.getTime() - minutesAgo * MINUTE);
+  const floorTo = (date: Date, schedule: Schedule) => new Date(Math.floor(date.getTime() / scheduleMs(schedule)) * scheduleMs(schedule));
+
+  const agent = await admin.createAgent(db, { name: 'demo-trader' });
+  for (const id of ['BTC', 'ETH', 'SOL', 'kPEPE']) await admin.upsertInstrument(db, { id, active: true });
+  await admin.setAgentInstruments(db, agent.id, ['BTC', 'ETH', 'SOL'], at(60 * 24 * 3));
+
+  const producer = (kind: 'ANALYSIS' | 'TRADING' | 'REVIEW', name: string, schedule: Schedule | null) =>
+    admin.createProducer(db, { agentId: agent.id, kind, name, schedule }, at(60 * 24 * 3));
+  const ema = await producer('ANALYSIS', 'ema-crossover-5m', '5m');
+  const funding = await producer('ANALYSIS', 'funding-basis-1h', '1h');
+  const news = await producer('ANALYSIS', 'macro-news-desk', null);
+  const trader = await producer('TRADING', 'perp-trader', '5m');
+  const reviewer = await producer('REVIEW', 'daily-review', '1d');
+
+  let memoryCount = 0;
+  const runAt = async (producerId: string, startedAt: Date, schedule: Schedule | null): Promise<RunIdentity> => {
+    const boundary = schedule ? floorTo(startedAt, schedule) : null;
+    const { run } = await admin.startRun(db, { producerId, evidenceBoundary: boundary }, startedAt);
+    return run;
+  };
+  const write = async (run: RunIdentity, writtenAt: Date, input: CreateMemoryInput) => {
+    memoryCount += 1;
+    return createMemory(db, run, input, writtenAt);
+  };
+  const finish = (run: RunIdentity, finishedAt: Date) => admin.finishRun(db, run.id, 'SUCCEEDED', finishedAt);
+
+  // Analysis: EMA handoffs every 5 minutes for the last ~2 hours on ETH and BTC (older ones are stale).
+  const emaIds: Record<string, string> = {};
+  for (let minutesAgo = 120; minutesAgo >= 2; minutesAgo -= 15) {
+    const started = at(minutesAgo);
+    const run = await runAt(ema.id, started, '5m');
+    for (const instrument of ['ETH', 'BTC']) {
+      const boundary = run.evidenceBoundary!;
+      const fast = instrument === 'ETH' ? 2689.21 + minutesAgo / 10 : 96_410.5 - minutesAgo;
+      const slow = instrument === 'ETH' ? 2691.1 : 96_380.25;
+      const bias = fast < slow ? 'bearish' : 'bullish';
+      const written = await write(run, new Date(started.getTime() + 40_000), {
+        type: 'ema_handoff',
+        scope: 'INSTRUMENTS',
+        instruments: [instrument],
+        timeframe: '5m',
+        content: `${instrument} 5m: fast EMA ${fast.toFixed(2)} vs slow ${slow.toFixed(2)} — ${bias}, no entry confirmation yet.`,
+        metadata: {
+          handoff_version: 1,
+          evidence_boundary: boundary.toISOString(),
+          sources: [
+            {
+              indicator_run_id: run.id,
+              instrument_id: instrument,
+              timeframe: '5m',
+              bar_index: 499,
+              opened_at: new Date(boundary.getTime() - 5 * MINUTE).toISOString(),
+              closed_at: boundary.toISOString(),
+            },
+          ],
+          observations: { fast_ema: Number(fast.toFixed(2)), slow_ema: slow },
+          interpretation: {
+            bias,
+            setup_status: 'no_setup',
+            confidence: { label: 'moderate', rationale: 'EMA alignment without entry confirmation' },
+            invalidation: 'A new closed-bar crossover in the other direction',
+          },
+        },
+      });
+      emaIds[instrument] = written.id;
+    }
+    await finish(run, new Date(started.getTime() + 60_000));
+  }
+
+  // Analysis: hourly funding/basis, agent-wide.
+  const fundingRun = await runAt(funding.id, at(50), '1h');
+  const fundingNote = await write(fundingRun, at(49), {
+    type: 'funding_basis',
+    scope: 'AGENT',
+    timeframe: '1h',
+    content: 'Funding is positive across majors (BTC 0.011%/8h, ETH 0.013%/8h); longs pay, crowding risk moderate.',
+    metadata: { handoff_version: 1, observations: { btc_funding_8h: 0.011, eth_funding_8h: 0.013 } },
+  });
+  await finish(fundingRun, at(48));
+
+  // Analysis: an unscheduled news desk note and its correction (links with linkType "corrects").
+  const newsRun = await runAt(news.id, at(20), null);
+  const newsNote = await write(newsRun, at(19), {
+    type: 'macro_note',
+    scope: 'INSTRUMENTS',
+    instruments: ['ETH', 'SOL'],
+    content: 'ETF flow report due 14:30 UTC; expect volatility in ETH and SOL around the release.',
+    metadata: { event: 'etf_flows', scheduled_at: '14:30Z' },
+  });
+  const correction = await write(newsRun, at(12), {
+    type: 'macro_note_correction',
+    scope: 'INSTRUMENTS',
+    instruments: ['ETH', 'SOL'],
+    content: 'Correction: the ETF flow report is at 15:30 UTC, not 14:30.',
+    metadata: { event: 'etf_flows', scheduled_at: '15:30Z' },
+    links: [{ targetMemoryId: newsNote.id, linkType: 'corrects' }],
+  });
+  await finish(newsRun, at(11));
+
+  // Trading: one decision per evaluated instrument, linking every considered record.
+  const tradeRun = await runAt(trader.id, at(8), '5m');
+  for (const instrument of ['ETH', 'BTC']) {
+    const considered = [emaIds[instrument]!, fundingNote.id, ...(instrument === 'ETH' ? [newsNote.id, correction.id] : [])];
+    await write(tradeRun, at(7), {
+      type: 'trading_decision',
+      scope: 'INSTRUMENTS',
+      instruments: [instrument],
+      content:
+        instrument === 'ETH'
+          ? 'No trade: bearish EMA bias without confirmation and event risk at 15:30 UTC.'
+          : 'Hold existing long; trail stop to 95,800. No new exposure.',
+      metadata: {
+        decision: instrument === 'ETH' ? 'no_trade' : 'manage_position',
+        valid_for_seconds: 900,
+      },
+      links: considered.map((targetMemoryId) => ({ targetMemoryId, linkType: 'considered' })),
+    });
+  }
+  await finish(tradeRun, at(6));
+
+  // Review: yesterday's review and a durable learning.
+  const reviewRun = await runAt(reviewer.id, at(60 * 10), '1d');
+  await write(reviewRun, at(60 * 10 - 5), {
+    type: 'review',
+    scope: 'AGENT',
+    content: 'Yesterday: 3 trades, 2 winners. Entries taken before event releases underperformed.',
+    metadata: { trades: 3, winners: 2, pnl_usd: 412.5 },
+  });
+  await write(reviewRun, at(60 * 10 - 4), {
+    type: 'agent_learnings',
+    scope: 'AGENT',
+    content: 'Avoid opening new exposure within 30 minutes before scheduled macro releases.',
+    metadata: { confidence: 'moderate', evidence_days: 14 },
+  });
+  await finish(reviewRun, at(60 * 10 - 3));
+
+  const { token } = await admin.createOperatorToken(db, agent.id);
+  return { agentId: agent.id, agentName: agent.name, operatorToken: token, memoryCount };
+}

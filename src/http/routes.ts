@@ -1,0 +1,100 @@
+// Plain HTTP beside GraphQL: health, readiness, the REST write mirror and the operator page.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Plugin } from 'graphql-yoga';
+import { resolveCaller } from '../auth/caller.js';
+import { bearerToken } from '../auth/tokens.js';
+import type { Database } from '../store/db.js';
+import type { MemoryEvents } from '../realtime/events.js';
+import type { Logger } from '../logger.js';
+import { json } from './json.js';
+import { parseRestMemoryBody, restErrorResponse } from './rest-memories.js';
+import { createMemory } from '../store/memories.js';
+import { loadMemoryView } from '../store/memory-view.js';
+
+interface RouteDeps {
+  db: Database;
+  events: MemoryEvents;
+  adminToken: string;
+  logger: Logger;
+  now: () => Date;
+  webRoot?: string;
+}
+
+const contentTypes: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.map': 'application/json',
+};
+
+async function serveStatic(webRoot: string, pathname: string): Promise<Response | null> {
+  const relative = pathname === '/' ? 'index.html' : pathname.replace(/^\/+/, '');
+  const file = path.resolve(webRoot, relative);
+  if (!file.startsWith(path.resolve(webRoot) + path.sep)) return null;
+  try {
+    const body = await readFile(file);
+    return new Response(body, {
+      headers: {
+        'content-type': contentTypes[path.extname(file)] ?? 'application/octet-stream',
+        'cache-control': relative === 'index.html' ? 'no-cache' : 'public, max-age=3600',
+      },
+    });
+  } catch {
+    return null;
+  }
+}
+
+async function postMemory(deps: RouteDeps, request: Request): Promise<Response> {
+  const token = bearerToken(request.headers.get('authorization'));
+  const { caller, failure } = await resolveCaller(deps.db, token, deps.adminToken);
+  if (!caller) {
+    return json(401, { error: failure ? `not authenticated: ${failure}` : 'not authenticated', code: 'unauthenticated' });
+  }
+  if (caller.kind !== 'run') return json(403, { error: 'writing memories needs a run token', code: 'forbidden' });
+  let body: unknown;
+  try {
+    body = await request.json();
+  } catch {
+    return json(400, { error: 'the body must be a JSON object', code: 'validation_error', field: 'body' });
+  }
+  const parsed = parseRestMemoryBody(body);
+  if (!parsed.ok) return json(400, { error: parsed.message, code: 'validation_error', field: parsed.field });
+  try {
+    const written = await createMemory(deps.db, caller.run, parsed.input, deps.now());
+    if (written.created) await deps.events.publishMemoryAdded(written);
+    const memory = await loadMemoryView(deps.db, written.id, deps.now());
+    return json(201, { memory, expires_at: written.expiresAt?.toISOString() ?? null });
+  } catch (error) {
+    return restErrorResponse(error, deps.logger);
+  }
+}
+
+export function httpRoutes(deps: RouteDeps): Plugin {
+  return {
+    async onRequest({ request, url, endResponse }) {
+      const { pathname } = url;
+      if (pathname === '/healthz' && request.method === 'GET') {
+        return endResponse(json(200, { status: 'ok' }));
+      }
+      if (pathname === '/readyz' && request.method === 'GET') {
+        try {
+          await deps.db.ping();
+          return endResponse(json(200, { status: 'ready', database: deps.db.kind }));
+        } catch {
+          return endResponse(json(503, { status: 'unavailable', database: deps.db.kind }));
+        }
+      }
+      if (pathname === '/api/v1/memories') {
+        if (request.method !== 'POST') return endResponse(json(405, { error: 'use POST', code: 'method_not_allowed' }));
+        return endResponse(await postMemory(deps, request));
+      }
+      if (deps.webRoot && request.method === 'GET' && !pathname.startsWith('/graphql')) {
+        const response = await serveStatic(deps.webRoot, pathname);
+        if (response) return endResponse(response);
+      }
+    },
+  };
+}

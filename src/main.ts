@@ -1,0 +1,80 @@
+// Reads the environment once, migrates, seeds the demo, listens, and shuts down cleanly.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { openDatabase } from './store/db.js';
+import { createServer } from './server.js';
+import { createRealtime } from './realtime/index.js';
+import { seedDemo } from './demo/seed.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`configuration error: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const applied = await db.migrate();
+  if (applied.length) logger.info({ applied }, 'migrations applied');
+
+  const events = await createRealtime({ redisUrl: config.redisUrl, logger });
+  const webRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist/web');
+  const server = createServer({
+    db,
+    events,
+    adminToken: config.adminToken,
+    logger,
+    webRoot: existsSync(webRoot) ? webRoot : undefined,
+    maxConnectionsPerToken: config.maxConnectionsPerToken,
+  });
+  const address = await server.listen(config.port, config.host);
+  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${address.port}`;
+
+  const lines = [
+    `memory service listening on ${base} (${db.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`,
+    `  GraphiQL:      ${base}/graphql`,
+    `  Memories tab:  ${base}/`,
+  ];
+  if (config.adminTokenGenerated) lines.push(`  admin token:   ${config.adminToken}  (kept in ${path.join(config.dataDir, 'admin-token')})`);
+  if (config.demo) {
+    const demo = await seedDemo(db, new Date());
+    if (demo) {
+      lines.push(`  demo agent:    ${demo.agentName} (${demo.agentId})`);
+      lines.push(`  operator token: ${demo.operatorToken}`);
+      lines.push(`  open:          ${base}/#token=${demo.operatorToken}`);
+    } else {
+      lines.push('  demo: the database already has data; not seeded again (operator tokens are shown only once)');
+    }
+  }
+  console.log(lines.join('\n'));
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const deadline = setTimeout(() => process.exit(1), 5000);
+    deadline.unref();
+    try {
+      await server.close();
+      await events.close();
+      await db.close();
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+await main();

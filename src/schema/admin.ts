@@ -1,0 +1,216 @@
+// The scheduler's operations (admin token): agents, instruments, producers, runs, operator tokens, imports.
+import { requireAdmin } from '../auth/access.js';
+import * as admin from '../store/admin.js';
+import { importMemories } from '../store/memories.js';
+import { builder } from './builder.js';
+import type { GraphQLContext } from './context.js';
+import { MemoryScopeEnum, RunKindEnum, RunStatusEnum } from './enums.js';
+import { MemoryLinkInput } from './memory.js';
+
+function adminOnly(ctx: GraphQLContext): void {
+  requireAdmin(ctx.caller, ctx.authFailure);
+}
+
+builder.prismaObject('Agent', {
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    name: t.exposeString('name'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    instruments: t.stringList({
+      description: 'The currently selected instruments.',
+      select: {
+        selections: { where: { deselectedAt: null }, select: { instrumentId: true }, orderBy: { instrumentId: 'asc' } },
+      },
+      resolve: (agent) => agent.selections.map((s) => s.instrumentId),
+    }),
+    producers: t.relation('producers', { query: { orderBy: { name: 'asc' } } }),
+  }),
+});
+
+builder.prismaObject('Instrument', {
+  fields: (t) => ({
+    id: t.exposeString('id', { description: 'Canonical Hyperliquid name, e.g. ETH or kPEPE.' }),
+    active: t.exposeBoolean('active'),
+  }),
+});
+
+builder.prismaObject('Producer', {
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    agentId: t.expose('agentId', { type: 'UUID' }),
+    kind: t.expose('kind', { type: RunKindEnum }),
+    name: t.exposeString('name'),
+    schedule: t.exposeString('schedule', { nullable: true }),
+    enabled: t.exposeBoolean('enabled'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.prismaObject('Run', {
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    agentId: t.expose('agentId', { type: 'UUID' }),
+    producerId: t.expose('producerId', { type: 'UUID' }),
+    kind: t.expose('kind', { type: RunKindEnum }),
+    schedule: t.exposeString('schedule', { nullable: true }),
+    evidenceBoundary: t.expose('evidenceBoundary', { type: 'DateTime', nullable: true }),
+    status: t.expose('status', { type: RunStatusEnum }),
+    startedAt: t.expose('startedAt', { type: 'DateTime' }),
+    finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+const StartRunPayload = builder.objectRef<{ token: string; runId: string }>('StartRunPayload').implement({
+  fields: (t) => ({
+    token: t.exposeString('token', { description: 'The run bearer token, shown once; valid while the run is RUNNING.' }),
+    run: t.prismaField({
+      type: 'Run',
+      resolve: (query, parent, _args, ctx) => ctx.db.prisma.run.findUniqueOrThrow({ ...query, where: { id: parent.runId } }),
+    }),
+  }),
+});
+
+const OperatorTokenPayload = builder.objectRef<{ token: string; agentId: string }>('OperatorTokenPayload').implement({
+  fields: (t) => ({
+    token: t.exposeString('token', { description: 'The operator bearer token for one agent, shown once.' }),
+    agentId: t.expose('agentId', { type: 'UUID' }),
+  }),
+});
+
+const CreateAgentInput = builder.inputType('CreateAgentInput', {
+  fields: (t) => ({ name: t.string({ required: true }) }),
+});
+const UpsertInstrumentInput = builder.inputType('UpsertInstrumentInput', {
+  fields: (t) => ({
+    id: t.string({ required: true }),
+    active: t.boolean({ required: false, defaultValue: true }),
+  }),
+});
+const CreateProducerInput = builder.inputType('CreateProducerInput', {
+  fields: (t) => ({
+    agentId: t.field({ type: 'UUID', required: true }),
+    kind: t.field({ type: RunKindEnum, required: true }),
+    name: t.string({ required: true }),
+    schedule: t.string({ required: false, description: '1m 3m 5m 15m 30m 1h 2h 4h 8h 12h 1d, or null' }),
+  }),
+});
+const StartRunInput = builder.inputType('StartRunInput', {
+  fields: (t) => ({
+    producerId: t.field({ type: 'UUID', required: true }),
+    evidenceBoundary: t.field({
+      type: 'DateTime',
+      required: false,
+      description: 'The candle close a scheduled run analyses; required for scheduled producers, refused otherwise.',
+    }),
+  }),
+});
+const ImportMemoryInput = builder.inputType('ImportMemoryInput', {
+  fields: (t) => ({
+    agentId: t.field({ type: 'UUID', required: true }),
+    type: t.string({ required: true }),
+    scope: t.field({ type: MemoryScopeEnum, required: true }),
+    instruments: t.stringList({ required: false }),
+    content: t.string({ required: true }),
+    metadata: t.field({ type: 'JSON', required: false }),
+    timeframe: t.string({ required: false }),
+    sourceRunId: t.field({ type: 'UUID', required: false }),
+    createdAt: t.field({ type: 'DateTime', required: true }),
+    links: t.field({ type: [MemoryLinkInput], required: false }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  createAgent: t.prismaField({
+    type: 'Agent',
+    args: { input: t.arg({ type: CreateAgentInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      adminOnly(ctx);
+      const agent = await admin.createAgent(ctx.db, input);
+      return ctx.db.prisma.agent.findUniqueOrThrow({ ...query, where: { id: agent.id } });
+    },
+  }),
+  upsertInstrument: t.prismaField({
+    type: 'Instrument',
+    args: { input: t.arg({ type: UpsertInstrumentInput, required: true }) },
+    resolve: async (_query, _root, { input }, ctx) => {
+      adminOnly(ctx);
+      return admin.upsertInstrument(ctx.db, { id: input.id, active: input.active ?? true });
+    },
+  }),
+  setAgentInstruments: t.prismaField({
+    type: 'Agent',
+    description: 'Replaces the selected set; deselected instruments keep their history and old targets.',
+    args: {
+      agentId: t.arg({ type: 'UUID', required: true }),
+      instrumentIds: t.arg.stringList({ required: true }),
+    },
+    resolve: async (query, _root, args, ctx) => {
+      adminOnly(ctx);
+      await admin.setAgentInstruments(ctx.db, args.agentId, args.instrumentIds, ctx.now());
+      return ctx.db.prisma.agent.findUniqueOrThrow({ ...query, where: { id: args.agentId } });
+    },
+  }),
+  createProducer: t.prismaField({
+    type: 'Producer',
+    args: { input: t.arg({ type: CreateProducerInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      adminOnly(ctx);
+      const producer = await admin.createProducer(ctx.db, input, ctx.now());
+      return ctx.db.prisma.producer.findUniqueOrThrow({ ...query, where: { id: producer.id } });
+    },
+  }),
+  setProducerEnabled: t.prismaField({
+    type: 'Producer',
+    args: {
+      producerId: t.arg({ type: 'UUID', required: true }),
+      enabled: t.arg.boolean({ required: true }),
+    },
+    resolve: async (query, _root, args, ctx) => {
+      adminOnly(ctx);
+      await admin.setProducerEnabled(ctx.db, args.producerId, args.enabled, ctx.now());
+      return ctx.db.prisma.producer.findUniqueOrThrow({ ...query, where: { id: args.producerId } });
+    },
+  }),
+  startRun: t.field({
+    type: StartRunPayload,
+    args: { input: t.arg({ type: StartRunInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      adminOnly(ctx);
+      const { run, token } = await admin.startRun(ctx.db, input, ctx.now());
+      return { token, runId: run.id };
+    },
+  }),
+  finishRun: t.prismaField({
+    type: 'Run',
+    args: {
+      runId: t.arg({ type: 'UUID', required: true }),
+      status: t.arg({ type: RunStatusEnum, required: true }),
+    },
+    resolve: async (query, _root, args, ctx) => {
+      adminOnly(ctx);
+      await admin.finishRun(ctx.db, args.runId, args.status, ctx.now());
+      return ctx.db.prisma.run.findUniqueOrThrow({ ...query, where: { id: args.runId } });
+    },
+  }),
+  createOperatorToken: t.field({
+    type: OperatorTokenPayload,
+    args: { agentId: t.arg({ type: 'UUID', required: true }) },
+    resolve: async (_root, args, ctx) => {
+      adminOnly(ctx);
+      return admin.createOperatorToken(ctx.db, args.agentId);
+    },
+  }),
+  importMemories: t.prismaField({
+    type: ['Memory'],
+    description: 'Legacy records stored verbatim in one transaction (I1–I4); an error names the bad item.',
+    args: { input: t.arg({ type: [ImportMemoryInput], required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      adminOnly(ctx);
+      const written = await importMemories(ctx.db, input);
+      const rows = await ctx.db.prisma.memory.findMany({ ...query, where: { id: { in: written.map((w) => w.id) } } });
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      for (const w of written) await ctx.events.publishMemoryAdded(w);
+      return written.map((w) => byId.get(w.id)!);
+    },
+  }),
+}));

@@ -1,0 +1,9 @@
+// Imports every domain file (each registers its types and fields) and builds the schema once.
+import { lexicographicSortSchema } from 'graphql';
+import { builder } from './builder.js';
+import './scalars.js';
+import './enums.js';
+import './memory.js';
+import './admin.js';
+
+export const schema = lexicographicSortSchema(builder.toSchema());

@@ -1,0 +1,241 @@
+// The Memory record (§1), its reads (`memory`) and the write mutation (`createMemory`, W1–W8).
+import { unauthenticated, forbidden } from '../auth/errors.js';
+import { freshnessAt } from '../domain/expiry.js';
+import {
+  IdempotencyConflictError,
+  InvalidMemoryLinkError,
+  InvalidMemoryTargetError,
+  MemoryValidationError,
+  MemoryWriteError,
+  ReservedMemoryTypeError,
+} from '../store/errors.js';
+import { createMemory, type WrittenMemory } from '../store/memories.js';
+import { builder } from './builder.js';
+import type { GraphQLContext } from './context.js';
+import { FreshnessEnum, MemoryScopeEnum, RunKindEnum, RunStatusEnum } from './enums.js';
+
+export interface ProvenanceShape {
+  runId: string;
+  producerId: string;
+  producerName: string;
+  kind: 'ANALYSIS' | 'TRADING' | 'REVIEW';
+  schedule: string | null;
+  evidenceBoundary: Date | null;
+  runStatus: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
+}
+
+export const Provenance = builder.objectRef<ProvenanceShape>('Provenance').implement({
+  description: 'The run that wrote a record (server-owned, from the writing token).',
+  fields: (t) => ({
+    runId: t.expose('runId', { type: 'UUID' }),
+    producerId: t.expose('producerId', { type: 'UUID' }),
+    producerName: t.exposeString('producerName'),
+    kind: t.expose('kind', { type: RunKindEnum }),
+    schedule: t.exposeString('schedule', { nullable: true }),
+    evidenceBoundary: t.expose('evidenceBoundary', { type: 'DateTime', nullable: true }),
+    runStatus: t.expose('runStatus', { type: RunStatusEnum }),
+  }),
+});
+
+export interface MemoryLinkShape {
+  linkType: string;
+  targetMemoryId: string;
+}
+
+export const MemoryLinkRef = builder.objectRef<MemoryLinkShape>('MemoryLink').implement({
+  fields: (t) => ({
+    linkType: t.exposeString('linkType'),
+    targetMemoryId: t.expose('targetMemoryId', { type: 'UUID' }),
+  }),
+});
+
+/** The Prisma selection that yields a ProvenanceShape; shared by every type that shows provenance. */
+export const provenanceSelect = {
+  select: {
+    id: true,
+    producerId: true,
+    kind: true,
+    schedule: true,
+    evidenceBoundary: true,
+    status: true,
+    producer: { select: { name: true } },
+  },
+} as const;
+
+export function toProvenance(run: {
+  id: string;
+  producerId: string;
+  kind: ProvenanceShape['kind'];
+  schedule: string | null;
+  evidenceBoundary: Date | null;
+  status: ProvenanceShape['runStatus'];
+  producer: { name: string };
+}): ProvenanceShape {
+  return {
+    runId: run.id,
+    producerId: run.producerId,
+    producerName: run.producer.name,
+    kind: run.kind,
+    schedule: run.schedule,
+    evidenceBoundary: run.evidenceBoundary,
+    runStatus: run.status,
+  };
+}
+
+export const instrumentsSelect = { targets: { select: { instrumentId: true }, orderBy: { position: 'asc' } } } as const;
+export const linksSelect = {
+  links: { select: { linkType: true, targetMemoryId: true }, orderBy: { position: 'asc' } },
+} as const;
+
+export const MemoryRef = builder.prismaObject('Memory', {
+  description: 'One immutable record of an agent.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    agentId: t.expose('agentId', { type: 'UUID' }),
+    type: t.exposeString('type'),
+    scope: t.expose('scope', { type: MemoryScopeEnum }),
+    instruments: t.stringList({
+      description: 'Targeted instruments in written order (empty for agent-wide records).',
+      select: instrumentsSelect,
+      resolve: (memory) => memory.targets.map((target) => target.instrumentId),
+    }),
+    content: t.exposeString('content'),
+    metadata: t.expose('metadata', { type: 'JSON' }),
+    timeframe: t.exposeString('timeframe', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true }),
+    expiryPolicy: t.exposeString('expiryPolicy', { nullable: true }),
+    freshness: t.field({
+      type: FreshnessEnum,
+      description: 'FRESH while now < expiresAt or without expiry; evaluated now.',
+      select: { expiresAt: true },
+      resolve: (memory, _args, ctx) => freshnessAt(memory.expiresAt, ctx.now()),
+    }),
+    provenance: t.field({
+      type: Provenance,
+      nullable: true,
+      description: 'Null only for imported records without run provenance.',
+      select: { sourceRun: provenanceSelect },
+      resolve: (memory) => (memory.sourceRun ? toProvenance(memory.sourceRun) : null),
+    }),
+    links: t.field({
+      type: [MemoryLinkRef],
+      select: linksSelect,
+      resolve: (memory) => memory.links,
+    }),
+  }),
+});
+
+/** Which records a caller may read by id: same agent; Trading runs only their own producer's records. */
+export function memoryReadFilter(ctx: GraphQLContext): { agentId?: string; producerId?: string } {
+  const caller = ctx.caller;
+  if (!caller) throw unauthenticated(ctx.authFailure);
+  if (caller.kind === 'admin') return {};
+  if (caller.kind === 'run' && caller.run.kind === 'TRADING') {
+    return { agentId: caller.agentId, producerId: caller.run.producerId };
+  }
+  return { agentId: caller.agentId };
+}
+
+builder.queryField('memory', (t) =>
+  t.prismaField({
+    type: 'Memory',
+    nullable: true,
+    description: 'One record by id; null when it does not exist or is not readable by this token.',
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    resolve: (query, _root, { id }, ctx) =>
+      ctx.db.prisma.memory.findFirst({ ...query, where: { id, ...memoryReadFilter(ctx) } }),
+  }),
+);
+
+// Write errors: one object type per typed store error, all implementing MemoryWriteError.
+const MemoryWriteErrorInterface = builder.interfaceRef<MemoryWriteError>('MemoryWriteError').implement({
+  fields: (t) => ({
+    message: t.exposeString('message'),
+    code: t.exposeString('code'),
+  }),
+});
+
+builder.objectType(InvalidMemoryLinkError, {
+  name: 'InvalidMemoryLink',
+  interfaces: [MemoryWriteErrorInterface],
+  fields: (t) => ({ linkIndex: t.exposeInt('linkIndex') }),
+});
+builder.objectType(InvalidMemoryTargetError, {
+  name: 'InvalidMemoryTarget',
+  interfaces: [MemoryWriteErrorInterface],
+  fields: (t) => ({ instrumentIndex: t.exposeInt('instrumentIndex') }),
+});
+builder.objectType(MemoryValidationError, {
+  name: 'MemoryValidationError',
+  interfaces: [MemoryWriteErrorInterface],
+  fields: (t) => ({ field: t.exposeString('field') }),
+});
+builder.objectType(ReservedMemoryTypeError, { name: 'ReservedMemoryType', interfaces: [MemoryWriteErrorInterface] });
+builder.objectType(IdempotencyConflictError, {
+  name: 'IdempotencyConflict',
+  interfaces: [MemoryWriteErrorInterface],
+});
+
+const CreateMemorySuccess = builder.objectRef<WrittenMemory>('CreateMemorySuccess').implement({
+  fields: (t) => ({
+    memory: t.prismaField({
+      type: 'Memory',
+      resolve: (query, written, _args, ctx) =>
+        ctx.db.prisma.memory.findUniqueOrThrow({ ...query, where: { id: written.id } }),
+    }),
+    expiresAt: t.expose('expiresAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'The stamped (Analysis) or explicit (Trading/Review) expiry; X5.',
+    }),
+  }),
+});
+
+export const MemoryLinkInput = builder.inputType('MemoryLinkInput', {
+  fields: (t) => ({
+    targetMemoryId: t.field({ type: 'UUID', required: true }),
+    linkType: t.string({ required: true }),
+  }),
+});
+
+const CreateMemoryInput = builder.inputType('CreateMemoryInput', {
+  fields: (t) => ({
+    type: t.string({ required: true }),
+    scope: t.field({ type: MemoryScopeEnum, required: true }),
+    instruments: t.stringList({ required: false }),
+    content: t.string({ required: true }),
+    metadata: t.field({ type: 'JSON', required: false }),
+    timeframe: t.string({ required: false }),
+    links: t.field({ type: [MemoryLinkInput], required: false }),
+    idempotencyKey: t.string({ required: false }),
+  }),
+});
+
+builder.mutationField('createMemory', (t) =>
+  t.field({
+    type: CreateMemorySuccess,
+    description: 'Writes one record for the calling run (run token). Provenance comes from the token.',
+    errors: {
+      directResult: true,
+      union: { name: 'CreateMemoryResult' },
+      types: [
+        InvalidMemoryLinkError,
+        InvalidMemoryTargetError,
+        MemoryValidationError,
+        ReservedMemoryTypeError,
+        IdempotencyConflictError,
+      ],
+    },
+    args: { input: t.arg({ type: CreateMemoryInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const caller = ctx.caller;
+      if (!caller) throw unauthenticated(ctx.authFailure);
+      if (caller.kind !== 'run') throw forbidden('createMemory needs a run token');
+      const written = await createMemory(ctx.db, caller.run, input, ctx.now());
+      if (written.created) await ctx.events.publishMemoryAdded(written);
+      return written;
+    },
+  }),
+);
+

@@ -1,0 +1,176 @@
+// Builds the service from its parts: Yoga (GraphQL over HTTP and SSE, GraphiQL), graphql-ws on the
+// same path, plain HTTP routes and the operator page. No globals: everything comes in `deps`.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { GraphQLError } from 'graphql';
+import { createYoga, maskError as defaultMaskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import { resolveCaller, type CallerResolution } from './auth/caller.js';
+import { bearerToken } from './auth/tokens.js';
+import { schema } from './schema/index.js';
+import type { GraphQLContext } from './schema/context.js';
+import type { Database } from './store/db.js';
+import { ImportItemError, StoreError } from './store/errors.js';
+import type { MemoryEvents } from './realtime/events.js';
+import type { Logger } from './logger.js';
+import { httpRoutes } from './http/routes.js';
+
+export interface ServerDeps {
+  db: Database;
+  events: MemoryEvents;
+  adminToken: string;
+  logger: Logger;
+  now?: () => Date;
+  /** Folder of the built operator page; omitted ⇒ no page. */
+  webRoot?: string;
+  maxConnectionsPerToken?: number;
+}
+
+export interface Server {
+  yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>;
+  httpServer: http.Server;
+  listen(port: number, host: string): Promise<AddressInfo>;
+  /** Stops accepting, finishes in-flight requests, closes WebSockets with 1001. */
+  close(): Promise<void>;
+}
+
+interface InitialContext {
+  request?: Request;
+  callerResolution?: CallerResolution;
+}
+
+/** Store errors become typed GraphQL errors; anything else is masked and logged (W5: nothing leaks). */
+function maskErrors(logger: Logger) {
+  return (error: unknown, message: string, isDev?: boolean): Error => {
+    const original = error instanceof GraphQLError ? error.originalError : error;
+    if (original instanceof StoreError) {
+      const extra = original instanceof ImportItemError ? { index: original.index, ...fieldOf(original.cause) } : fieldOf(original);
+      return new GraphQLError(original.message, {
+        path: error instanceof GraphQLError ? error.path : undefined,
+        extensions: { code: original.code, ...extra },
+      });
+    }
+    if (error instanceof GraphQLError && !error.originalError) return error;
+    if (error instanceof GraphQLError && error.originalError instanceof GraphQLError) return error.originalError;
+    logger.error({ err: original }, 'unexpected error in GraphQL execution');
+    const masked = defaultMaskError(error, message, isDev);
+    return masked instanceof GraphQLError
+      ? new GraphQLError(masked.message, { path: masked.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } })
+      : masked;
+  };
+}
+
+function fieldOf(error: StoreError): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const key of ['field', 'linkIndex', 'instrumentIndex'] as const) {
+    if (key in error) fields[key] = (error as unknown as Record<string, unknown>)[key];
+  }
+  return fields;
+}
+
+export function createServer(deps: ServerDeps): Server {
+  const now = deps.now ?? (() => new Date());
+
+  const contextFor = async (initial: InitialContext): Promise<GraphQLContext> => {
+    const resolution =
+      initial.callerResolution ??
+      (await resolveCaller(deps.db, bearerToken(initial.request?.headers.get('authorization')), deps.adminToken));
+    return {
+      db: deps.db,
+      caller: resolution.caller,
+      authFailure: resolution.failure,
+      events: deps.events,
+      now,
+    };
+  };
+
+  const routes: Plugin = httpRoutes({ ...deps, now });
+
+  const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    context: (initial) => contextFor(initial as InitialContext),
+    graphiql: {
+      subscriptionsProtocol: 'WS',
+      title: 'Memory service',
+      defaultQuery: '# Set the Authorization header (Bearer <token>) in the Headers tab.\n{\n  memoryTypes { type count }\n}\n',
+    },
+    maskedErrors: { maskError: maskErrors(deps.logger) },
+    logging: {
+      debug: (...args) => deps.logger.debug(args.map(String).join(' ')),
+      info: (...args) => deps.logger.info(args.map(String).join(' ')),
+      warn: (...args) => deps.logger.warn(args.map(String).join(' ')),
+      error: (...args) => deps.logger.error(args.map(String).join(' ')),
+    },
+    plugins: [routes],
+  });
+
+  const httpServer = http.createServer(yoga);
+  const wsServer = new WebSocketServer({ server: httpServer, path: yoga.graphqlEndpoint });
+
+  useServer<Record<string, unknown>, { callerResolution?: CallerResolution }>(
+    {
+      // Resolve the caller once per connection from connectionParams.authorization.
+      onConnect: async (ctx) => {
+        const header = ctx.connectionParams?.authorization;
+        ctx.extra.callerResolution = await resolveCaller(
+          deps.db,
+          bearerToken(typeof header === 'string' ? header : null),
+          deps.adminToken,
+        );
+        return true;
+      },
+      execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
+      subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args),
+      onSubscribe: async (ctx, _id, payload) => {
+        const enveloped = yoga.getEnveloped({ callerResolution: ctx.extra.callerResolution, params: payload });
+        const document = enveloped.parse(payload.query);
+        const errors = enveloped.validate(enveloped.schema, document);
+        if (errors.length) return errors;
+        return {
+          schema: enveloped.schema,
+          operationName: payload.operationName,
+          document,
+          variableValues: payload.variables,
+          contextValue: await enveloped.contextFactory(),
+          rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
+        };
+      },
+    },
+    wsServer,
+  );
+
+  const sockets = new Set<import('node:net').Socket>();
+  httpServer.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  return {
+    yoga,
+    httpServer,
+    listen: (port, host) =>
+      new Promise((resolve, reject) => {
+        httpServer.once('error', reject);
+        httpServer.listen(port, host, () => resolve(httpServer.address() as AddressInfo));
+      }),
+    async close() {
+      for (const client of wsServer.clients) client.close(1001, 'Server shutting down');
+      await new Promise<void>((resolve) => wsServer.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      httpServer.closeIdleConnections();
+      // In-flight requests get a moment to finish; then the rest are cut.
+      const timer = setTimeout(() => {
+        for (const socket of sockets) socket.destroy();
+      }, 3000);
+      await closed;
+      clearTimeout(timer);
+    },
+  };
+}
+
+interface EnvelopedRoot {
+  execute: (args: unknown) => ReturnType<typeof import('graphql').execute>;
+  subscribe: (args: unknown) => ReturnType<typeof import('graphql').subscribe>;
+}

@@ -1,0 +1,179 @@
+// The scheduler's (admin) operations. Each is one transaction; bad input throws a typed error and writes nothing.
+import { randomUUID } from 'node:crypto';
+import { generateToken, hashToken } from '../auth/tokens.js';
+import { isSchedule, scheduleMs } from '../domain/schedule.js';
+import type { RunKind } from '../domain/types.js';
+import type { Database } from './db.js';
+import { ConflictError, InputError, NotFoundError } from './errors.js';
+import { Prisma } from './generated/prisma/client.js';
+
+/** Canonical Hyperliquid names: letters and digits only (`BTC`, `kPEPE`); no `-PERP` suffix. */
+const instrumentIdPattern = /^[A-Za-z0-9]{1,32}$/;
+const terminalStatuses = ['SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
+export type TerminalRunStatus = (typeof terminalStatuses)[number];
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
+}
+
+export async function createAgent(db: Database, input: { name: string }) {
+  const name = input.name.trim();
+  if (!name || name.length > 128) throw new InputError('name', 'name must be 1..128 characters');
+  try {
+    return await db.prisma.agent.create({ data: { id: randomUUID(), name } });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ConflictError(`an agent named ${JSON.stringify(name)} exists`, 'name');
+    throw error;
+  }
+}
+
+export async function upsertInstrument(db: Database, input: { id: string; active: boolean }) {
+  if (!instrumentIdPattern.test(input.id)) {
+    throw new InputError('id', 'id must be the canonical Hyperliquid name: letters and digits, e.g. "ETH" or "kPEPE"');
+  }
+  return db.prisma.instrument.upsert({
+    where: { id: input.id },
+    create: { id: input.id, active: input.active },
+    update: { active: input.active },
+  });
+}
+
+async function requireAgent(tx: Prisma.TransactionClient, agentId: string) {
+  const agent = await tx.agent.findUnique({ where: { id: agentId } });
+  if (!agent) throw new NotFoundError(`agent ${agentId} does not exist`);
+  return agent;
+}
+
+/** Replaces the agent's selected set; deselection keeps history (`deselectedAt`), W3 keeps old targets intact. */
+export async function setAgentInstruments(db: Database, agentId: string, instrumentIds: string[], now: Date) {
+  const wanted = [...new Set(instrumentIds)];
+  return db.prisma.$transaction(async (tx) => {
+    await requireAgent(tx, agentId);
+    const known = new Set(
+      (await tx.instrument.findMany({ where: { id: { in: wanted } }, select: { id: true } })).map((i) => i.id),
+    );
+    const unknownIndex = instrumentIds.findIndex((id) => !known.has(id));
+    if (unknownIndex >= 0) {
+      throw new InputError(
+        `instrumentIds[${unknownIndex}]`,
+        `instrument ${JSON.stringify(instrumentIds[unknownIndex])} is not in the catalog (upsertInstrument first)`,
+      );
+    }
+    const current = await tx.agentInstrument.findMany({ where: { agentId, deselectedAt: null } });
+    const currentIds = new Set(current.map((s) => s.instrumentId));
+    await tx.agentInstrument.updateMany({
+      where: { agentId, deselectedAt: null, instrumentId: { notIn: wanted } },
+      data: { deselectedAt: now },
+    });
+    const added = wanted.filter((id) => !currentIds.has(id));
+    if (added.length) {
+      await tx.agentInstrument.createMany({
+        data: added.map((instrumentId) => ({ id: randomUUID(), agentId, instrumentId, selectedAt: now })),
+      });
+    }
+    return tx.agent.findUniqueOrThrow({ where: { id: agentId } });
+  });
+}
+
+export async function selectedInstrumentIds(db: Database, agentId: string): Promise<string[]> {
+  const rows = await db.prisma.agentInstrument.findMany({
+    where: { agentId, deselectedAt: null },
+    orderBy: { instrumentId: 'asc' },
+    select: { instrumentId: true },
+  });
+  return rows.map((r) => r.instrumentId);
+}
+
+export async function createProducer(
+  db: Database,
+  input: { agentId: string; kind: RunKind; name: string; schedule?: string | null },
+  now: Date,
+) {
+  const name = input.name.trim();
+  if (!name || name.length > 128) throw new InputError('name', 'name must be 1..128 characters');
+  const schedule = input.schedule ?? null;
+  if (schedule !== null && !isSchedule(schedule)) {
+    throw new InputError('schedule', 'schedule must be one of 1m 3m 5m 15m 30m 1h 2h 4h 8h 12h 1d, or null');
+  }
+  try {
+    return await db.prisma.$transaction(async (tx) => {
+      await requireAgent(tx, input.agentId);
+      const id = randomUUID();
+      const producer = await tx.producer.create({
+        data: { id, agentId: input.agentId, kind: input.kind, name, schedule, enabled: true, createdAt: now },
+      });
+      // The history starts with the creation, so enablement "as of" any later instant is answerable (C9).
+      await tx.producerEnablement.create({ data: { id: randomUUID(), producerId: id, enabled: true, changedAt: now } });
+      return producer;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ConflictError(`this agent already has a producer named ${JSON.stringify(name)}`, 'name');
+    throw error;
+  }
+}
+
+export async function setProducerEnabled(db: Database, producerId: string, enabled: boolean, now: Date) {
+  return db.prisma.$transaction(async (tx) => {
+    const producer = await tx.producer.findUnique({ where: { id: producerId } });
+    if (!producer) throw new NotFoundError(`producer ${producerId} does not exist`);
+    if (producer.enabled === enabled) return producer;
+    await tx.producerEnablement.create({ data: { id: randomUUID(), producerId, enabled, changedAt: now } });
+    return tx.producer.update({ where: { id: producerId }, data: { enabled } });
+  });
+}
+
+/** Starts a run: copies the producer's kind and schedule (immutable afterwards) and returns its token once. */
+export async function startRun(db: Database, input: { producerId: string; evidenceBoundary?: Date | null }, now: Date) {
+  const producer = await db.prisma.producer.findUnique({ where: { id: input.producerId } });
+  if (!producer) throw new NotFoundError(`producer ${input.producerId} does not exist`);
+  if (!producer.enabled) throw new ConflictError(`producer ${producer.name} is disabled`, 'producerId');
+  const boundary = input.evidenceBoundary ?? null;
+  if (producer.schedule && isSchedule(producer.schedule)) {
+    if (!boundary) {
+      throw new InputError('evidenceBoundary', `producer ${producer.name} runs every ${producer.schedule}: evidenceBoundary (the candle close) is required`);
+    }
+    if (boundary.getTime() % scheduleMs(producer.schedule) !== 0) {
+      throw new InputError('evidenceBoundary', `evidenceBoundary must be a ${producer.schedule} candle close (UTC-aligned)`);
+    }
+  } else if (boundary) {
+    throw new InputError('evidenceBoundary', `producer ${producer.name} is unscheduled: omit evidenceBoundary`);
+  }
+  const token = generateToken('run');
+  const run = await db.prisma.run.create({
+    data: {
+      id: randomUUID(),
+      agentId: producer.agentId,
+      producerId: producer.id,
+      kind: producer.kind,
+      schedule: producer.schedule,
+      evidenceBoundary: boundary,
+      status: 'RUNNING',
+      startedAt: now,
+      tokenHash: hashToken(token),
+    },
+  });
+  return { run, token };
+}
+
+export async function finishRun(db: Database, runId: string, status: string, now: Date) {
+  if (!(terminalStatuses as readonly string[]).includes(status)) {
+    throw new InputError('status', 'status must be SUCCEEDED, FAILED or CANCELLED');
+  }
+  // Only a RUNNING run can finish; the conditional update makes a concurrent second finish lose cleanly.
+  const updated = await db.prisma.run.updateMany({
+    where: { id: runId, status: 'RUNNING' },
+    data: { status: status as TerminalRunStatus, finishedAt: now },
+  });
+  const run = await db.prisma.run.findUnique({ where: { id: runId } });
+  if (!run) throw new NotFoundError(`run ${runId} does not exist`);
+  if (updated.count === 0) throw new ConflictError(`run ${runId} already finished as ${run.status}`, 'runId');
+  return run;
+}
+
+export async function createOperatorToken(db: Database, agentId: string) {
+  const agent = await db.prisma.agent.findUnique({ where: { id: agentId } });
+  if (!agent) throw new NotFoundError(`agent ${agentId} does not exist`);
+  const token = generateToken('op');
+  await db.prisma.operatorToken.create({ data: { id: randomUUID(), agentId, tokenHash: hashToken(token) } });
+  return { token, agentId };
+}

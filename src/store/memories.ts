@@ -1,0 +1,345 @@
+// The write path (W1–W8, X1–X6) and legacy import (I1–I4). One service function serves the
+// GraphQL mutation and the REST mirror; failures are typed errors from ./errors.ts.
+import { createHash, randomUUID } from 'node:crypto';
+import type { RunIdentity } from '../auth/caller.js';
+import { evaluateStoredExpiry, stampWriteExpiry } from '../domain/expiry.js';
+import type { JsonObject, MemoryScope } from '../domain/types.js';
+import { checkWriteShape, type WriteLink } from '../domain/write-validation.js';
+import type { Database } from './db.js';
+import {
+  IdempotencyConflictError,
+  ImportItemError,
+  InputError,
+  InvalidMemoryLinkError,
+  InvalidMemoryTargetError,
+  MemoryValidationError,
+  ReservedMemoryTypeError,
+  StoreError,
+} from './errors.js';
+import { Prisma, type RunKind } from './generated/prisma/client.js';
+
+export interface CreateMemoryInput {
+  type: string;
+  scope: MemoryScope;
+  instruments?: string[] | null;
+  content: string;
+  metadata?: unknown;
+  timeframe?: string | null;
+  links?: WriteLink[] | null;
+  idempotencyKey?: string | null;
+}
+
+/** What a committed write reports; the caller shapes the full record from `id`. */
+export interface WrittenMemory {
+  id: string;
+  agentId: string;
+  type: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  /** False when an idempotent retry returned the original record (W8): nothing new to announce. */
+  created: boolean;
+}
+
+const CORRECTS = 'corrects';
+
+/** SHA-256 of the write input with object keys sorted, so a retry is recognised whatever its key order (W8). */
+function requestHash(input: CreateMemoryInput): string {
+  const canonical = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(canonical);
+    if (value && typeof value === 'object') {
+      return Object.fromEntries(
+        Object.keys(value)
+          .sort()
+          .map((key) => [key, canonical((value as JsonObject)[key])]),
+      );
+    }
+    return value;
+  };
+  const normalized = {
+    type: input.type,
+    scope: input.scope,
+    instruments: input.instruments ?? [],
+    content: input.content,
+    metadata: input.metadata ?? {},
+    timeframe: input.timeframe ?? null,
+    links: (input.links ?? []).map((l) => ({ targetMemoryId: l.targetMemoryId.toLowerCase(), linkType: l.linkType })),
+  };
+  return createHash('sha256').update(JSON.stringify(canonical(normalized))).digest('hex');
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
+}
+
+/** W2 and W4 in one round trip: which targets are selected+active, which link targets belong to the agent. */
+async function checkReferences(
+  db: Database | Prisma.TransactionClient,
+  agentId: string,
+  instruments: string[],
+  linkIds: string[],
+): Promise<{ selected: Set<string>; linkable: Set<string> }> {
+  const client = 'prisma' in db ? db.prisma : db;
+  const rows = await client.$queryRaw<{ kind: string; id: string }[]>`
+    SELECT 'target' AS kind, s."instrumentId" AS id
+      FROM "AgentInstrument" s JOIN "Instrument" i ON i.id = s."instrumentId"
+     WHERE s."agentId" = ${agentId}::uuid AND s."deselectedAt" IS NULL AND i.active
+       AND s."instrumentId" = ANY(${instruments}::text[])
+    UNION ALL
+    SELECT 'link' AS kind, m.id::text AS id
+      FROM "Memory" m
+     WHERE m."agentId" = ${agentId}::uuid AND m.id = ANY(${linkIds}::uuid[])`;
+  const selected = new Set<string>();
+  const linkable = new Set<string>();
+  for (const row of rows) (row.kind === 'target' ? selected : linkable).add(row.id);
+  return { selected, linkable };
+}
+
+function throwShapeError(check: Exclude<ReturnType<typeof checkWriteShape>, { ok: true }>): never {
+  if (check.kind === 'reserved') throw new ReservedMemoryTypeError(check.message);
+  throw new MemoryValidationError(check.error.field, check.error.message);
+}
+
+async function findByIdempotencyKey(db: Database, agentId: string, key: string, hash: string): Promise<WrittenMemory> {
+  const existing = await db.prisma.memory.findUnique({
+    where: { agentId_idempotencyKey: { agentId, idempotencyKey: key } },
+    select: { id: true, agentId: true, type: true, createdAt: true, expiresAt: true, requestHash: true },
+  });
+  if (!existing) throw new Error('idempotency key vanished'); // records are never deleted
+  if (existing.requestHash !== hash) throw new IdempotencyConflictError();
+  const { requestHash: _hash, ...memory } = existing;
+  return { ...memory, created: false };
+}
+
+/** createMemory for a run token: provenance comes from the run, never from the input. */
+export async function createMemory(
+  db: Database,
+  run: RunIdentity,
+  input: CreateMemoryInput,
+  now: Date,
+): Promise<WrittenMemory> {
+  const shape = checkWriteShape(
+    {
+      type: input.type,
+      scope: input.scope,
+      instruments: input.instruments,
+      content: input.content,
+      metadata: input.metadata,
+      timeframe: input.timeframe,
+      links: input.links,
+      idempotencyKey: input.idempotencyKey,
+    },
+    'write',
+    run.kind,
+  );
+  if (!shape.ok) throwShapeError(shape);
+
+  const key = input.idempotencyKey ?? null;
+  const hash = key ? requestHash(input) : null;
+  if (key && hash) {
+    const prior = await db.prisma.memory.findUnique({
+      where: { agentId_idempotencyKey: { agentId: run.agentId, idempotencyKey: key } },
+      select: { id: true },
+    });
+    if (prior) return findByIdempotencyKey(db, run.agentId, key, hash);
+  }
+
+  // X1–X6: the backend stamps (Analysis) or validates (Trading/Review) expiry.
+  const expiry = stampWriteExpiry({
+    kind: run.kind,
+    schedule: run.schedule,
+    evidenceBoundary: run.evidenceBoundary,
+    publishedAt: now,
+    metadata: shape.metadata,
+  });
+  if (!expiry.ok) throw new MemoryValidationError(expiry.error.field, expiry.error.message);
+
+  const linkIds = shape.links.map((l) => l.targetMemoryId.toLowerCase());
+  const { selected, linkable } = await checkReferences(db, run.agentId, shape.instruments, linkIds);
+  const badTarget = shape.instruments.findIndex((id) => !selected.has(id));
+  if (badTarget >= 0) throw new InvalidMemoryTargetError(badTarget, shape.instruments[badTarget]!);
+  const badLink = linkIds.findIndex((id) => !linkable.has(id));
+  if (badLink >= 0) throw new InvalidMemoryLinkError(badLink);
+
+  const id = randomUUID();
+  const isCorrection = shape.links.some((l) => l.linkType === CORRECTS);
+  try {
+    // W5: the record, its targets and its links are one statement batch inside one transaction.
+    await db.prisma.memory.create({
+      data: {
+        id,
+        agentId: run.agentId,
+        type: input.type,
+        scope: input.scope,
+        content: input.content,
+        metadata: expiry.metadata as Prisma.InputJsonObject,
+        timeframe: input.timeframe ?? null,
+        sourceRunId: run.id,
+        producerId: run.producerId,
+        runKind: run.kind,
+        isCorrection,
+        createdAt: now,
+        expiresAt: expiry.expiresAt,
+        expiryPolicy: expiry.expiryPolicy,
+        idempotencyKey: key,
+        requestHash: hash,
+        targets: {
+          createMany: {
+            data: shape.instruments.map((instrumentId, position) => ({
+              position,
+              instrumentId,
+              agentId: run.agentId,
+              producerId: run.producerId,
+              runKind: run.kind,
+              type: input.type,
+              isCorrection,
+              createdAt: now,
+            })),
+          },
+        },
+        links: {
+          createMany: {
+            data: shape.links.map((link, position) => ({
+              position,
+              targetMemoryId: link.targetMemoryId.toLowerCase(),
+              linkType: link.linkType,
+            })),
+          },
+        },
+      },
+      select: { id: true },
+    });
+  } catch (error) {
+    // W8 under concurrency: the loser of a race on the same key answers like a retry.
+    if (key && hash && isUniqueViolation(error)) return findByIdempotencyKey(db, run.agentId, key, hash);
+    throw error;
+  }
+  return { id, agentId: run.agentId, type: input.type, createdAt: now, expiresAt: expiry.expiresAt, created: true };
+}
+
+export interface ImportMemoryInput extends Omit<CreateMemoryInput, 'idempotencyKey'> {
+  agentId: string;
+  sourceRunId?: string | null;
+  createdAt: Date;
+}
+
+/** I1–I4: legacy records stored verbatim in one transaction; any bad item stores nothing and names its index. */
+export async function importMemories(db: Database, items: ImportMemoryInput[]): Promise<WrittenMemory[]> {
+  if (items.length > 1000) throw new InputError('input', 'import at most 1000 records per batch');
+  return db.prisma.$transaction(
+    async (tx) => {
+      const written: WrittenMemory[] = [];
+      const batchIds = new Map<string, string>(); // id → agentId of records stored earlier in this batch (I3)
+      for (const [index, item] of items.entries()) {
+        try {
+          written.push(await importOne(tx, item, batchIds));
+        } catch (error) {
+          if (error instanceof StoreError) throw new ImportItemError(index, error);
+          throw error;
+        }
+      }
+      return written;
+    },
+    { timeout: 60_000 },
+  );
+}
+
+async function importOne(
+  tx: Prisma.TransactionClient,
+  item: ImportMemoryInput,
+  batchIds: Map<string, string>,
+): Promise<WrittenMemory> {
+  const shape = checkWriteShape(
+    {
+      type: item.type,
+      scope: item.scope,
+      instruments: item.instruments,
+      content: item.content,
+      metadata: item.metadata,
+      timeframe: item.timeframe,
+      links: item.links,
+    },
+    'import',
+    null,
+  );
+  if (!shape.ok) throwShapeError(shape);
+  const agent = await tx.agent.findUnique({ where: { id: item.agentId }, select: { id: true } });
+  if (!agent) throw new InputError('agentId', `agent ${item.agentId} does not exist`);
+
+  let run: { id: string; producerId: string; kind: RunKind } | null = null;
+  if (item.sourceRunId) {
+    run = await tx.run.findFirst({
+      where: { id: item.sourceRunId, agentId: item.agentId },
+      select: { id: true, producerId: true, kind: true },
+    });
+    if (!run) throw new InputError('sourceRunId', 'sourceRunId must be a run of the same agent');
+  }
+  // I2: history may target instruments since deselected or delisted; they only have to exist.
+  const known = new Set(
+    (await tx.instrument.findMany({ where: { id: { in: shape.instruments } }, select: { id: true } })).map((i) => i.id),
+  );
+  const badTarget = shape.instruments.findIndex((id) => !known.has(id));
+  if (badTarget >= 0) throw new InvalidMemoryTargetError(badTarget, shape.instruments[badTarget]!);
+
+  const linkIds = shape.links.map((l) => l.targetMemoryId.toLowerCase());
+  const stored = new Set(
+    (
+      await tx.memory.findMany({ where: { agentId: item.agentId, id: { in: linkIds } }, select: { id: true } })
+    ).map((m) => m.id),
+  );
+  const badLink = linkIds.findIndex((id) => !stored.has(id) && batchIds.get(id) !== item.agentId);
+  if (badLink >= 0) throw new InvalidMemoryLinkError(badLink);
+
+  // I1: nothing is stamped; the expiry is evaluated by X7–X10 through the shared expiry function.
+  const { expiresAt, expiryPolicy } = evaluateStoredExpiry({
+    metadata: shape.metadata,
+    createdAt: item.createdAt,
+    timeframe: item.timeframe ?? null,
+    hasProvenance: run !== null,
+  });
+  const id = randomUUID();
+  const isCorrection = shape.links.some((l) => l.linkType === CORRECTS);
+  await tx.memory.create({
+    data: {
+      id,
+      agentId: item.agentId,
+      type: item.type,
+      scope: item.scope,
+      content: item.content,
+      metadata: shape.metadata as Prisma.InputJsonObject,
+      timeframe: item.timeframe ?? null,
+      sourceRunId: run?.id ?? null,
+      producerId: run?.producerId ?? null,
+      runKind: run?.kind ?? null,
+      isCorrection,
+      createdAt: item.createdAt,
+      expiresAt,
+      expiryPolicy,
+      targets: {
+        createMany: {
+          data: shape.instruments.map((instrumentId, position) => ({
+            position,
+            instrumentId,
+            agentId: item.agentId,
+            producerId: run?.producerId ?? null,
+            runKind: run?.kind ?? null,
+            type: item.type,
+            isCorrection,
+            createdAt: item.createdAt,
+          })),
+        },
+      },
+      links: {
+        createMany: {
+          data: shape.links.map((link, position) => ({
+            position,
+            targetMemoryId: link.targetMemoryId.toLowerCase(),
+            linkType: link.linkType,
+          })),
+        },
+      },
+    },
+    select: { id: true },
+  });
+  batchIds.set(id, item.agentId);
+  return { id, agentId: item.agentId, type: item.type, createdAt: item.createdAt, expiresAt, created: true };
+}
