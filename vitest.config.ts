@@ -1,6 +1,9 @@
+import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // One graphql instance: packages that require() it and files that import it must share the CommonJS build.
+  resolve: { alias: { graphql: createRequire(import.meta.url).resolve('graphql') } },
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],

@@ -10,4 +10,8 @@ if (!name) {
   process.exit(2);
 }
 const folder = await writeNextMigration(new PrismaPGlite(new PGlite()), name);
-console.log(folder ? `wrote ${folder}/migration.sql` : 'schema.prisma and the migration history agree: nothing to write');
+console.log(
+  folder
+    ? `wrote ${folder}/migration.sql`
+    : 'schema.prisma and the migration history agree: nothing to write',
+);

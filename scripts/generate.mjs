@@ -5,6 +5,10 @@ import { fileURLToPath } from 'node:url';
 
 const result = spawnSync('npx', ['prisma', 'generate'], {
   stdio: 'inherit',
-  env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: fileURLToPath(import.meta.url), PRISMA_HIDE_UPDATE_MESSAGE: '1' },
+  env: {
+    ...process.env,
+    PRISMA_SCHEMA_ENGINE_BINARY: fileURLToPath(import.meta.url),
+    PRISMA_HIDE_UPDATE_MESSAGE: '1',
+  },
 });
 process.exit(result.status ?? 1);

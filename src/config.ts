@@ -40,7 +40,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   }
   const dataDir = path.resolve(cwd, merged.DATA_DIR || './.data');
   const port = Number(merged.PORT || 4000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('PORT must be a port number');
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError('PORT must be a port number');
 
   let adminToken = merged.ADMIN_TOKEN || '';
   let adminTokenGenerated = false;

@@ -43,7 +43,10 @@ async function main(): Promise<void> {
     `  GraphiQL:      ${base}/graphql`,
     `  Memories tab:  ${base}/`,
   ];
-  if (config.adminTokenGenerated) lines.push(`  admin token:   ${config.adminToken}  (kept in ${path.join(config.dataDir, 'admin-token')})`);
+  if (config.adminTokenGenerated)
+    lines.push(
+      `  admin token:   ${config.adminToken}  (kept in ${path.join(config.dataDir, 'admin-token')})`,
+    );
   if (config.demo) {
     const demo = await seedDemo(db, new Date());
     if (demo) {
@@ -51,7 +54,9 @@ async function main(): Promise<void> {
       lines.push(`  operator token: ${demo.operatorToken}`);
       lines.push(`  open:          ${base}/#token=${demo.operatorToken}`);
     } else {
-      lines.push('  demo: the database already has data; not seeded again (operator tokens are shown only once)');
+      lines.push(
+        '  demo: the database already has data; not seeded again (operator tokens are shown only once)',
+      );
     }
   }
   console.log(lines.join('\n'));

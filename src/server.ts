@@ -3,7 +3,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GraphQLError } from 'graphql';
-import { createYoga, maskError as defaultMaskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import {
+  createYoga,
+  maskError as defaultMaskError,
+  type Plugin,
+  type YogaServerInstance,
+} from 'graphql-yoga';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { resolveCaller, type CallerResolution } from './auth/caller.js';
@@ -45,14 +50,18 @@ function maskErrors(logger: Logger) {
   return (error: unknown, message: string, isDev?: boolean): Error => {
     const original = error instanceof GraphQLError ? error.originalError : error;
     if (original instanceof StoreError) {
-      const extra = original instanceof ImportItemError ? { index: original.index, ...fieldOf(original.cause) } : fieldOf(original);
+      const extra =
+        original instanceof ImportItemError
+          ? { index: original.index, ...fieldOf(original.cause) }
+          : fieldOf(original);
       return new GraphQLError(original.message, {
         path: error instanceof GraphQLError ? error.path : undefined,
         extensions: { code: original.code, ...extra },
       });
     }
     if (error instanceof GraphQLError && !error.originalError) return error;
-    if (error instanceof GraphQLError && error.originalError instanceof GraphQLError) return error.originalError;
+    if (error instanceof GraphQLError && error.originalError instanceof GraphQLError)
+      return error.originalError;
     logger.error({ err: original }, 'unexpected error in GraphQL execution');
     const masked = defaultMaskError(error, message, isDev);
     return masked instanceof GraphQLError
@@ -75,7 +84,11 @@ export function createServer(deps: ServerDeps): Server {
   const contextFor = async (initial: InitialContext): Promise<GraphQLContext> => {
     const resolution =
       initial.callerResolution ??
-      (await resolveCaller(deps.db, bearerToken(initial.request?.headers.get('authorization')), deps.adminToken));
+      (await resolveCaller(
+        deps.db,
+        bearerToken(initial.request?.headers.get('authorization')),
+        deps.adminToken,
+      ));
     return {
       db: deps.db,
       caller: resolution.caller,
@@ -94,7 +107,8 @@ export function createServer(deps: ServerDeps): Server {
     graphiql: {
       subscriptionsProtocol: 'WS',
       title: 'Memory service',
-      defaultQuery: '# Set the Authorization header (Bearer <token>) in the Headers tab.\n{\n  memoryTypes { type count }\n}\n',
+      defaultQuery:
+        '# Set the Authorization header (Bearer <token>) in the Headers tab.\n{\n  memoryTypes { type count }\n}\n',
     },
     maskedErrors: { maskError: maskErrors(deps.logger) },
     logging: {
@@ -124,7 +138,10 @@ export function createServer(deps: ServerDeps): Server {
       execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
       subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args),
       onSubscribe: async (ctx, _id, payload) => {
-        const enveloped = yoga.getEnveloped({ callerResolution: ctx.extra.callerResolution, params: payload });
+        const enveloped = yoga.getEnveloped({
+          callerResolution: ctx.extra.callerResolution,
+          params: payload,
+        });
         const document = enveloped.parse(payload.query);
         const errors = enveloped.validate(enveloped.schema, document);
         if (errors.length) return errors;

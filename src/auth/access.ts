@@ -19,7 +19,8 @@ export function agentForRead(
     if (!requestedAgentId) throw badInput('agentId is required with the admin token', 'agentId');
     return requestedAgentId;
   }
-  if (requestedAgentId && requestedAgentId !== caller.agentId) throw forbidden('This token belongs to another agent');
+  if (requestedAgentId && requestedAgentId !== caller.agentId)
+    throw forbidden('This token belongs to another agent');
   if (caller.kind === 'run') {
     if (purpose === 'subscribe') throw forbidden('Run tokens cannot subscribe');
     if (caller.run.kind === 'TRADING' && purpose === 'browse') {

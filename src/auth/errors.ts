@@ -1,9 +1,12 @@
 import { GraphQLError } from 'graphql';
 
 export function unauthenticated(reason?: string | null): GraphQLError {
-  return new GraphQLError(reason ? `Not authenticated: ${reason}` : 'Not authenticated: send Authorization: Bearer <token>', {
-    extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } },
-  });
+  return new GraphQLError(
+    reason ? `Not authenticated: ${reason}` : 'Not authenticated: send Authorization: Bearer <token>',
+    {
+      extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } },
+    },
+  );
 }
 
 export function forbidden(message = 'This token may not do that'): GraphQLError {

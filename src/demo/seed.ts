@@ -19,7 +19,8 @@ const MINUTE = 60_000;
 export async function seedDemo(db: Database, now: Date): Promise<DemoSeed | null> {
   if ((await db.prisma.agent.count()) > 0) return null;
   const at = (minutesAgo: number) => new Date(now.getTime() - minutesAgo * MINUTE);
-  const floorTo = (date: Date, schedule: Schedule) => new Date(Math.floor(date.getTime() / scheduleMs(schedule)) * scheduleMs(schedule));
+  const floorTo = (date: Date, schedule: Schedule) =>
+    new Date(Math.floor(date.getTime() / scheduleMs(schedule)) * scheduleMs(schedule));
 
   const agent = await admin.createAgent(db, { name: 'demo-trader' });
   for (const id of ['BTC', 'ETH', 'SOL', 'kPEPE']) await admin.upsertInstrument(db, { id, active: true });
@@ -34,7 +35,11 @@ export async function seedDemo(db: Database, now: Date): Promise<DemoSeed | null
   const reviewer = await producer('REVIEW', 'daily-review', '1d');
 
   let memoryCount = 0;
-  const runAt = async (producerId: string, startedAt: Date, schedule: Schedule | null): Promise<RunIdentity> => {
+  const runAt = async (
+    producerId: string,
+    startedAt: Date,
+    schedule: Schedule | null,
+  ): Promise<RunIdentity> => {
     const boundary = schedule ? floorTo(startedAt, schedule) : null;
     const { run } = await admin.startRun(db, { producerId, evidenceBoundary: boundary }, startedAt);
     return run;
@@ -94,7 +99,8 @@ export async function seedDemo(db: Database, now: Date): Promise<DemoSeed | null
     type: 'funding_basis',
     scope: 'AGENT',
     timeframe: '1h',
-    content: 'Funding is positive across majors (BTC 0.011%/8h, ETH 0.013%/8h); longs pay, crowding risk moderate.',
+    content:
+      'Funding is positive across majors (BTC 0.011%/8h, ETH 0.013%/8h); longs pay, crowding risk moderate.',
     metadata: { handoff_version: 1, observations: { btc_funding_8h: 0.011, eth_funding_8h: 0.013 } },
   });
   await finish(fundingRun, at(48));
@@ -121,7 +127,11 @@ export async function seedDemo(db: Database, now: Date): Promise<DemoSeed | null
   // Trading: one decision per evaluated instrument, linking every considered record.
   const tradeRun = await runAt(trader.id, at(8), '5m');
   for (const instrument of ['ETH', 'BTC']) {
-    const considered = [emaIds[instrument]!, fundingNote.id, ...(instrument === 'ETH' ? [newsNote.id, correction.id] : [])];
+    const considered = [
+      emaIds[instrument]!,
+      fundingNote.id,
+      ...(instrument === 'ETH' ? [newsNote.id, correction.id] : []),
+    ];
     await write(tradeRun, at(7), {
       type: 'trading_decision',
       scope: 'INSTRUMENTS',

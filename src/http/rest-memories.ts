@@ -22,10 +22,12 @@ const isStringOrNull = (v: unknown) => v === undefined || v === null || typeof v
 
 /** Request shape only (types, UUID syntax); the domain rules run in the shared service function. */
 export function parseRestMemoryBody(body: unknown): Parsed {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return fail('body', 'the body must be a JSON object');
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    return fail('body', 'the body must be a JSON object');
   const b = body as Record<string, unknown>;
   if (typeof b.type !== 'string') return fail('type', 'type must be a string');
-  if (b.scope !== 'AGENT' && b.scope !== 'INSTRUMENTS') return fail('scope', 'scope must be "AGENT" or "INSTRUMENTS"');
+  if (b.scope !== 'AGENT' && b.scope !== 'INSTRUMENTS')
+    return fail('scope', 'scope must be "AGENT" or "INSTRUMENTS"');
   if (typeof b.content !== 'string') return fail('content', 'content must be a string');
   if (b.instruments !== undefined && b.instruments !== null) {
     if (!Array.isArray(b.instruments) || b.instruments.some((i) => typeof i !== 'string')) {
@@ -43,7 +45,8 @@ export function parseRestMemoryBody(body: unknown): Parsed {
       if (typeof l.target_memory_id !== 'string' || !uuidPattern.test(l.target_memory_id)) {
         return fail(`links[${i}].target_memory_id`, `links[${i}].target_memory_id must be a UUID`);
       }
-      if (typeof l.link_type !== 'string') return fail(`links[${i}].link_type`, `links[${i}].link_type must be a string`);
+      if (typeof l.link_type !== 'string')
+        return fail(`links[${i}].link_type`, `links[${i}].link_type must be a string`);
       links.push({ targetMemoryId: l.target_memory_id, linkType: l.link_type });
     }
   }

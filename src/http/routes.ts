@@ -51,9 +51,13 @@ async function postMemory(deps: RouteDeps, request: Request): Promise<Response> 
   const token = bearerToken(request.headers.get('authorization'));
   const { caller, failure } = await resolveCaller(deps.db, token, deps.adminToken);
   if (!caller) {
-    return json(401, { error: failure ? `not authenticated: ${failure}` : 'not authenticated', code: 'unauthenticated' });
+    return json(401, {
+      error: failure ? `not authenticated: ${failure}` : 'not authenticated',
+      code: 'unauthenticated',
+    });
   }
-  if (caller.kind !== 'run') return json(403, { error: 'writing memories needs a run token', code: 'forbidden' });
+  if (caller.kind !== 'run')
+    return json(403, { error: 'writing memories needs a run token', code: 'forbidden' });
   let body: unknown;
   try {
     body = await request.json();
@@ -88,7 +92,8 @@ export function httpRoutes(deps: RouteDeps): Plugin {
         }
       }
       if (pathname === '/api/v1/memories') {
-        if (request.method !== 'POST') return endResponse(json(405, { error: 'use POST', code: 'method_not_allowed' }));
+        if (request.method !== 'POST')
+          return endResponse(json(405, { error: 'use POST', code: 'method_not_allowed' }));
         return endResponse(await postMemory(deps, request));
       }
       if (deps.webRoot && request.method === 'GET' && !pathname.startsWith('/graphql')) {

@@ -19,7 +19,11 @@ builder.prismaObject('Agent', {
     instruments: t.stringList({
       description: 'The currently selected instruments.',
       select: {
-        selections: { where: { deselectedAt: null }, select: { instrumentId: true }, orderBy: { instrumentId: 'asc' } },
+        selections: {
+          where: { deselectedAt: null },
+          select: { instrumentId: true },
+          orderBy: { instrumentId: 'asc' },
+        },
       },
       resolve: (agent) => agent.selections.map((s) => s.instrumentId),
     }),
@@ -62,20 +66,25 @@ builder.prismaObject('Run', {
 
 const StartRunPayload = builder.objectRef<{ token: string; runId: string }>('StartRunPayload').implement({
   fields: (t) => ({
-    token: t.exposeString('token', { description: 'The run bearer token, shown once; valid while the run is RUNNING.' }),
+    token: t.exposeString('token', {
+      description: 'The run bearer token, shown once; valid while the run is RUNNING.',
+    }),
     run: t.prismaField({
       type: 'Run',
-      resolve: (query, parent, _args, ctx) => ctx.db.prisma.run.findUniqueOrThrow({ ...query, where: { id: parent.runId } }),
+      resolve: (query, parent, _args, ctx) =>
+        ctx.db.prisma.run.findUniqueOrThrow({ ...query, where: { id: parent.runId } }),
     }),
   }),
 });
 
-const OperatorTokenPayload = builder.objectRef<{ token: string; agentId: string }>('OperatorTokenPayload').implement({
-  fields: (t) => ({
-    token: t.exposeString('token', { description: 'The operator bearer token for one agent, shown once.' }),
-    agentId: t.expose('agentId', { type: 'UUID' }),
-  }),
-});
+const OperatorTokenPayload = builder
+  .objectRef<{ token: string; agentId: string }>('OperatorTokenPayload')
+  .implement({
+    fields: (t) => ({
+      token: t.exposeString('token', { description: 'The operator bearer token for one agent, shown once.' }),
+      agentId: t.expose('agentId', { type: 'UUID' }),
+    }),
+  });
 
 const CreateAgentInput = builder.inputType('CreateAgentInput', {
   fields: (t) => ({ name: t.string({ required: true }) }),
@@ -100,7 +109,8 @@ const StartRunInput = builder.inputType('StartRunInput', {
     evidenceBoundary: t.field({
       type: 'DateTime',
       required: false,
-      description: 'The candle close a scheduled run analyses; required for scheduled producers, refused otherwise.',
+      description:
+        'The candle close a scheduled run analyses; required for scheduled producers, refused otherwise.',
     }),
   }),
 });
@@ -207,7 +217,10 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, { input }, ctx) => {
       adminOnly(ctx);
       const written = await importMemories(ctx.db, input);
-      const rows = await ctx.db.prisma.memory.findMany({ ...query, where: { id: { in: written.map((w) => w.id) } } });
+      const rows = await ctx.db.prisma.memory.findMany({
+        ...query,
+        where: { id: { in: written.map((w) => w.id) } },
+      });
       const byId = new Map(rows.map((row) => [row.id, row]));
       for (const w of written) await ctx.events.publishMemoryAdded(w);
       return written.map((w) => byId.get(w.id)!);

@@ -31,4 +31,3 @@ export const builder = new SchemaBuilder<{
 
 builder.queryType({});
 builder.mutationType({});
-builder.subscriptionType({});

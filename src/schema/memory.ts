@@ -82,7 +82,9 @@ export function toProvenance(run: {
   };
 }
 
-export const instrumentsSelect = { targets: { select: { instrumentId: true }, orderBy: { position: 'asc' } } } as const;
+export const instrumentsSelect = {
+  targets: { select: { instrumentId: true }, orderBy: { position: 'asc' } },
+} as const;
 export const linksSelect = {
   links: { select: { linkType: true, targetMemoryId: true }, orderBy: { position: 'asc' } },
 } as const;
@@ -171,7 +173,10 @@ builder.objectType(MemoryValidationError, {
   interfaces: [MemoryWriteErrorInterface],
   fields: (t) => ({ field: t.exposeString('field') }),
 });
-builder.objectType(ReservedMemoryTypeError, { name: 'ReservedMemoryType', interfaces: [MemoryWriteErrorInterface] });
+builder.objectType(ReservedMemoryTypeError, {
+  name: 'ReservedMemoryType',
+  interfaces: [MemoryWriteErrorInterface],
+});
 builder.objectType(IdempotencyConflictError, {
   name: 'IdempotencyConflict',
   interfaces: [MemoryWriteErrorInterface],
@@ -238,4 +243,3 @@ builder.mutationField('createMemory', (t) =>
     },
   }),
 );
-

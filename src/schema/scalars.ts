@@ -19,7 +19,9 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 
 function parseUuid(value: unknown): string {
   if (typeof value !== 'string' || !uuidPattern.test(value)) {
-    throw new GraphQLError(`UUID cannot represent ${JSON.stringify(value)}: expected a UUID like 00000000-0000-4000-8000-000000000000`);
+    throw new GraphQLError(
+      `UUID cannot represent ${JSON.stringify(value)}: expected a UUID like 00000000-0000-4000-8000-000000000000`,
+    );
   }
   return value.toLowerCase();
 }
@@ -32,9 +34,12 @@ function parseLocalDate(value: unknown): string {
   if (match) {
     const [, y, m, d] = match.map(Number) as [number, number, number, number];
     const date = new Date(Date.UTC(y, m - 1, d));
-    if (date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d) return value as string;
+    if (date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d)
+      return value as string;
   }
-  throw new GraphQLError(`Date cannot represent ${JSON.stringify(value)}: expected a calendar date YYYY-MM-DD`);
+  throw new GraphQLError(
+    `Date cannot represent ${JSON.stringify(value)}: expected a calendar date YYYY-MM-DD`,
+  );
 }
 
 builder.addScalarType(

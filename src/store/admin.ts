@@ -22,14 +22,18 @@ export async function createAgent(db: Database, input: { name: string }) {
   try {
     return await db.prisma.agent.create({ data: { id: randomUUID(), name } });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new ConflictError(`an agent named ${JSON.stringify(name)} exists`, 'name');
+    if (isUniqueViolation(error))
+      throw new ConflictError(`an agent named ${JSON.stringify(name)} exists`, 'name');
     throw error;
   }
 }
 
 export async function upsertInstrument(db: Database, input: { id: string; active: boolean }) {
   if (!instrumentIdPattern.test(input.id)) {
-    throw new InputError('id', 'id must be the canonical Hyperliquid name: letters and digits, e.g. "ETH" or "kPEPE"');
+    throw new InputError(
+      'id',
+      'id must be the canonical Hyperliquid name: letters and digits, e.g. "ETH" or "kPEPE"',
+    );
   }
   return db.prisma.instrument.upsert({
     where: { id: input.id },
@@ -50,7 +54,9 @@ export async function setAgentInstruments(db: Database, agentId: string, instrum
   return db.prisma.$transaction(async (tx) => {
     await requireAgent(tx, agentId);
     const known = new Set(
-      (await tx.instrument.findMany({ where: { id: { in: wanted } }, select: { id: true } })).map((i) => i.id),
+      (await tx.instrument.findMany({ where: { id: { in: wanted } }, select: { id: true } })).map(
+        (i) => i.id,
+      ),
     );
     const unknownIndex = instrumentIds.findIndex((id) => !known.has(id));
     if (unknownIndex >= 0) {
@@ -103,11 +109,14 @@ export async function createProducer(
         data: { id, agentId: input.agentId, kind: input.kind, name, schedule, enabled: true, createdAt: now },
       });
       // The history starts with the creation, so enablement "as of" any later instant is answerable (C9).
-      await tx.producerEnablement.create({ data: { id: randomUUID(), producerId: id, enabled: true, changedAt: now } });
+      await tx.producerEnablement.create({
+        data: { id: randomUUID(), producerId: id, enabled: true, changedAt: now },
+      });
       return producer;
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new ConflictError(`this agent already has a producer named ${JSON.stringify(name)}`, 'name');
+    if (isUniqueViolation(error))
+      throw new ConflictError(`this agent already has a producer named ${JSON.stringify(name)}`, 'name');
     throw error;
   }
 }
@@ -123,20 +132,33 @@ export async function setProducerEnabled(db: Database, producerId: string, enabl
 }
 
 /** Starts a run: copies the producer's kind and schedule (immutable afterwards) and returns its token once. */
-export async function startRun(db: Database, input: { producerId: string; evidenceBoundary?: Date | null }, now: Date) {
+export async function startRun(
+  db: Database,
+  input: { producerId: string; evidenceBoundary?: Date | null },
+  now: Date,
+) {
   const producer = await db.prisma.producer.findUnique({ where: { id: input.producerId } });
   if (!producer) throw new NotFoundError(`producer ${input.producerId} does not exist`);
   if (!producer.enabled) throw new ConflictError(`producer ${producer.name} is disabled`, 'producerId');
   const boundary = input.evidenceBoundary ?? null;
   if (producer.schedule && isSchedule(producer.schedule)) {
     if (!boundary) {
-      throw new InputError('evidenceBoundary', `producer ${producer.name} runs every ${producer.schedule}: evidenceBoundary (the candle close) is required`);
+      throw new InputError(
+        'evidenceBoundary',
+        `producer ${producer.name} runs every ${producer.schedule}: evidenceBoundary (the candle close) is required`,
+      );
     }
     if (boundary.getTime() % scheduleMs(producer.schedule) !== 0) {
-      throw new InputError('evidenceBoundary', `evidenceBoundary must be a ${producer.schedule} candle close (UTC-aligned)`);
+      throw new InputError(
+        'evidenceBoundary',
+        `evidenceBoundary must be a ${producer.schedule} candle close (UTC-aligned)`,
+      );
     }
   } else if (boundary) {
-    throw new InputError('evidenceBoundary', `producer ${producer.name} is unscheduled: omit evidenceBoundary`);
+    throw new InputError(
+      'evidenceBoundary',
+      `producer ${producer.name} is unscheduled: omit evidenceBoundary`,
+    );
   }
   const token = generateToken('run');
   const run = await db.prisma.run.create({

@@ -46,7 +46,10 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
     });
   }
   if (!config.dataDir.startsWith('memory://')) await mkdir(config.dataDir, { recursive: true });
-  const pglite = await PGlite.create(config.dataDir, config.pgliteSnapshot ? { loadDataDir: config.pgliteSnapshot } : {});
+  const pglite = await PGlite.create(
+    config.dataDir,
+    config.pgliteSnapshot ? { loadDataDir: config.pgliteSnapshot } : {},
+  );
   const adapter = new PrismaPGlite(pglite);
   return makeDatabase('pglite', adapter, null, pglite, async () => {
     await pglite.close();

@@ -50,7 +50,9 @@ export class ReservedMemoryTypeError extends MemoryWriteError {
 export class IdempotencyConflictError extends MemoryWriteError {
   readonly code = 'idempotency_conflict';
   constructor() {
-    super('idempotencyKey was already used by this agent for a different write; use a new key for new content');
+    super(
+      'idempotencyKey was already used by this agent for a different write; use a new key for new content',
+    );
   }
 }
 

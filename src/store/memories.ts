@@ -62,9 +62,14 @@ function requestHash(input: CreateMemoryInput): string {
     content: input.content,
     metadata: input.metadata ?? {},
     timeframe: input.timeframe ?? null,
-    links: (input.links ?? []).map((l) => ({ targetMemoryId: l.targetMemoryId.toLowerCase(), linkType: l.linkType })),
+    links: (input.links ?? []).map((l) => ({
+      targetMemoryId: l.targetMemoryId.toLowerCase(),
+      linkType: l.linkType,
+    })),
   };
-  return createHash('sha256').update(JSON.stringify(canonical(normalized))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(normalized)))
+    .digest('hex');
 }
 
 function isUniqueViolation(error: unknown): boolean {
@@ -99,7 +104,12 @@ function throwShapeError(check: Exclude<ReturnType<typeof checkWriteShape>, { ok
   throw new MemoryValidationError(check.error.field, check.error.message);
 }
 
-async function findByIdempotencyKey(db: Database, agentId: string, key: string, hash: string): Promise<WrittenMemory> {
+async function findByIdempotencyKey(
+  db: Database,
+  agentId: string,
+  key: string,
+  hash: string,
+): Promise<WrittenMemory> {
   const existing = await db.prisma.memory.findUnique({
     where: { agentId_idempotencyKey: { agentId, idempotencyKey: key } },
     select: { id: true, agentId: true, type: true, createdAt: true, expiresAt: true, requestHash: true },
@@ -213,7 +223,14 @@ export async function createMemory(
     if (key && hash && isUniqueViolation(error)) return findByIdempotencyKey(db, run.agentId, key, hash);
     throw error;
   }
-  return { id, agentId: run.agentId, type: input.type, createdAt: now, expiresAt: expiry.expiresAt, created: true };
+  return {
+    id,
+    agentId: run.agentId,
+    type: input.type,
+    createdAt: now,
+    expiresAt: expiry.expiresAt,
+    created: true,
+  };
 }
 
 export interface ImportMemoryInput extends Omit<CreateMemoryInput, 'idempotencyKey'> {
@@ -275,7 +292,9 @@ async function importOne(
   }
   // I2: history may target instruments since deselected or delisted; they only have to exist.
   const known = new Set(
-    (await tx.instrument.findMany({ where: { id: { in: shape.instruments } }, select: { id: true } })).map((i) => i.id),
+    (await tx.instrument.findMany({ where: { id: { in: shape.instruments } }, select: { id: true } })).map(
+      (i) => i.id,
+    ),
   );
   const badTarget = shape.instruments.findIndex((id) => !known.has(id));
   if (badTarget >= 0) throw new InvalidMemoryTargetError(badTarget, shape.instruments[badTarget]!);
@@ -283,7 +302,10 @@ async function importOne(
   const linkIds = shape.links.map((l) => l.targetMemoryId.toLowerCase());
   const stored = new Set(
     (
-      await tx.memory.findMany({ where: { agentId: item.agentId, id: { in: linkIds } }, select: { id: true } })
+      await tx.memory.findMany({
+        where: { agentId: item.agentId, id: { in: linkIds } },
+        select: { id: true },
+      })
     ).map((m) => m.id),
   );
   const badLink = linkIds.findIndex((id) => !stored.has(id) && batchIds.get(id) !== item.agentId);

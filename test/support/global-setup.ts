@@ -11,7 +11,10 @@ export default async function setup(): Promise<void> {
     await admin.connect();
     await admin.query(`DROP DATABASE IF EXISTS ${templateName} WITH (FORCE)`);
     await admin.query(`CREATE DATABASE ${templateName}`);
-    const db = await openDatabase({ databaseUrl: withDatabaseName(testDatabaseUrl, templateName), dataDir: '' });
+    const db = await openDatabase({
+      databaseUrl: withDatabaseName(testDatabaseUrl, templateName),
+      dataDir: '',
+    });
     await db.migrate();
     await db.close();
     await admin.end();

@@ -1,0 +1,195 @@
+// An in-process service over a fresh database: GraphQL through yoga.fetch, a settable clock, and
+// admin helpers that build agents, producers and runs through the public API.
+import { pino } from 'pino';
+import { createServer, type Server } from '../../src/server.js';
+import { createMemoryEvents, type MemoryEvents } from '../../src/realtime/events.js';
+import type { Database } from '../../src/store/db.js';
+import { createTestDatabase } from './db.js';
+
+export const ADMIN_TOKEN = 'adm_test_token_0123456789abcdef';
+
+export interface GqlResult<T = Record<string, unknown>> {
+  data?: T;
+  errors?: { message: string; path?: string[]; extensions?: Record<string, unknown> }[];
+}
+
+export class Clock {
+  private fixed: Date | null = null;
+  now = (): Date => (this.fixed ? new Date(this.fixed) : new Date());
+  set(at: Date | string): void {
+    this.fixed = new Date(at);
+  }
+  advance(ms: number): void {
+    this.fixed = new Date(this.now().getTime() + ms);
+  }
+  real(): void {
+    this.fixed = null;
+  }
+}
+
+export interface Harness {
+  db: Database & { url?: string };
+  server: Server;
+  events: MemoryEvents;
+  clock: Clock;
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  gql<T = Record<string, any>>(
+    query: string,
+    variables?: Record<string, unknown>,
+    token?: string | null,
+  ): Promise<GqlResult<T>>;
+  /** Like gql, but throws on GraphQL errors and returns data. */
+  ok<T = Record<string, any>>(
+    query: string,
+    variables?: Record<string, unknown>,
+    token?: string | null,
+  ): Promise<T>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(
+  options: { events?: MemoryEvents; webRoot?: string } = {},
+): Promise<Harness> {
+  const db = await createTestDatabase();
+  const events = options.events ?? createMemoryEvents();
+  const clock = new Clock();
+  const server = createServer({
+    db,
+    events,
+    adminToken: ADMIN_TOKEN,
+    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    now: clock.now,
+    webRoot: options.webRoot,
+  });
+  const fetchApi = (path: string, init?: RequestInit) => server.yoga.fetch(`http://test${path}`, init);
+  const gql = async <T>(
+    query: string,
+    variables?: Record<string, unknown>,
+    token: string | null = ADMIN_TOKEN,
+  ) => {
+    const response = await fetchApi('/graphql', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/graphql-response+json',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
+      body: JSON.stringify({ query, variables }),
+    });
+    return (await response.json()) as GqlResult<T>;
+  };
+  return {
+    db,
+    server,
+    events,
+    clock,
+    fetch: fetchApi,
+    gql,
+    async ok<T>(query: string, variables?: Record<string, unknown>, token?: string | null) {
+      const result = await gql<T>(query, variables, token === undefined ? ADMIN_TOKEN : token);
+      if (result.errors?.length) throw new Error(`GraphQL errors: ${JSON.stringify(result.errors)}`);
+      return result.data as T;
+    },
+    async close() {
+      await server.close();
+      await events.close();
+      await db.close();
+    },
+  };
+}
+
+export interface AgentFixture {
+  agentId: string;
+  producers: Record<string, { id: string; kind: string; schedule: string | null }>;
+  operatorToken: string;
+}
+
+/** An agent selecting `instruments`, with the named producers (`name → [kind, schedule]`). */
+export async function createAgentFixture(
+  h: Harness,
+  options: {
+    name?: string;
+    instruments?: string[];
+    producers?: Record<string, ['ANALYSIS' | 'TRADING' | 'REVIEW', string | null]>;
+  } = {},
+): Promise<AgentFixture> {
+  const instruments = options.instruments ?? ['BTC', 'ETH', 'SOL'];
+  for (const id of instruments) {
+    await h.ok('mutation($i: UpsertInstrumentInput!) { upsertInstrument(input: $i) { id } }', {
+      i: { id, active: true },
+    });
+  }
+  const { createAgent } = await h.ok<{ createAgent: { id: string } }>(
+    'mutation($n: String!) { createAgent(input: { name: $n }) { id } }',
+    { n: options.name ?? `agent-${Math.random().toString(36).slice(2)}` },
+  );
+  await h.ok(
+    'mutation($a: UUID!, $ids: [String!]!) { setAgentInstruments(agentId: $a, instrumentIds: $ids) { id } }',
+    {
+      a: createAgent.id,
+      ids: instruments,
+    },
+  );
+  const producers: AgentFixture['producers'] = {};
+  const wanted = options.producers ?? {
+    analysis: ['ANALYSIS', '5m'],
+    adhoc: ['ANALYSIS', null],
+    trading: ['TRADING', null],
+    review: ['REVIEW', null],
+  };
+  for (const [name, [kind, schedule]] of Object.entries(wanted)) {
+    const { createProducer } = await h.ok<{ createProducer: { id: string } }>(
+      'mutation($i: CreateProducerInput!) { createProducer(input: $i) { id } }',
+      { i: { agentId: createAgent.id, kind, name, schedule } },
+    );
+    producers[name] = { id: createProducer.id, kind, schedule };
+  }
+  const { createOperatorToken } = await h.ok<{ createOperatorToken: { token: string } }>(
+    'mutation($a: UUID!) { createOperatorToken(agentId: $a) { token } }',
+    { a: createAgent.id },
+  );
+  return { agentId: createAgent.id, producers, operatorToken: createOperatorToken.token };
+}
+
+export async function startRun(
+  h: Harness,
+  producerId: string,
+  evidenceBoundary?: string | null,
+): Promise<{ runId: string; token: string }> {
+  const { startRun: payload } = await h.ok<{ startRun: { token: string; run: { id: string } } }>(
+    'mutation($i: StartRunInput!) { startRun(input: $i) { token run { id } } }',
+    { i: { producerId, evidenceBoundary: evidenceBoundary ?? null } },
+  );
+  return { runId: payload.run.id, token: payload.token };
+}
+
+export const CREATE_MEMORY = `
+  mutation($input: CreateMemoryInput!) {
+    createMemory(input: $input) {
+      __typename
+      ... on CreateMemorySuccess {
+        expiresAt
+        memory {
+          id agentId type scope instruments content metadata timeframe createdAt expiresAt expiryPolicy freshness
+          provenance { runId producerId producerName kind schedule evidenceBoundary runStatus }
+          links { linkType targetMemoryId }
+        }
+      }
+      ... on MemoryWriteError { message code }
+      ... on InvalidMemoryLink { linkIndex }
+      ... on InvalidMemoryTarget { instrumentIndex }
+      ... on MemoryValidationError { field }
+    }
+  }`;
+
+export async function writeMemory(h: Harness, token: string, input: Record<string, unknown>) {
+  const data = await h.ok<{ createMemory: Record<string, any> }>(CREATE_MEMORY, { input }, token);
+  return data.createMemory;
+}
+
+/** Writes and insists on success; returns the memory. */
+export async function writeOk(h: Harness, token: string, input: Record<string, unknown>) {
+  const result = await writeMemory(h, token, input);
+  if (result.__typename !== 'CreateMemorySuccess') throw new Error(`write failed: ${JSON.stringify(result)}`);
+  return result.memory as Record<string, any>;
+}
