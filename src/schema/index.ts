@@ -5,5 +5,6 @@ import './scalars.js';
 import './enums.js';
 import './memory.js';
 import './admin.js';
+import './browser.js';
 
 export const schema = lexicographicSortSchema(builder.toSchema());

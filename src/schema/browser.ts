@@ -1,0 +1,150 @@
+// The operator browser (B1–B4): `memories` (filtered keyset pages) and `memoryTypes` (discovered types).
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import { agentForRead } from '../auth/access.js';
+import { badInput } from '../auth/errors.js';
+import {
+  DEFAULT_PAGE_SIZE,
+  encodePageCursor,
+  listMemoryPage,
+  listMemoryTypes,
+  MAX_PAGE_SIZE,
+  resolveFilter,
+  resolvePageFilter,
+  type MemoryQuery,
+  type MemoryTypeCount,
+} from '../store/browse.js';
+import type { Memory } from '../store/generated/prisma/client.js';
+import { builder } from './builder.js';
+import { MemoryRef } from './memory.js';
+
+export const RollingWindowEnum = builder.enumType('RollingWindow', {
+  values: ['LAST_1H', 'LAST_6H', 'LAST_24H'] as const,
+});
+
+export const TimeWindowInput = builder.inputType('TimeWindowInput', {
+  description: 'Either a rolling window or an inclusive range of local dates in `timeZone` (B3).',
+  fields: (t) => ({
+    rolling: t.field({ type: RollingWindowEnum, required: false }),
+    fromDate: t.field({ type: 'Date', required: false }),
+    toDate: t.field({ type: 'Date', required: false, description: 'Inclusive; defaults to fromDate.' }),
+    timeZone: t.string({ required: false, description: 'IANA zone of the local dates; defaults to UTC.' }),
+  }),
+});
+
+export const MemoryFilterInput = builder.inputType('MemoryFilter', {
+  fields: (t) => ({
+    types: t.stringList({ required: false, description: 'Only these types; null or empty means all.' }),
+    window: t.field({ type: TimeWindowInput, required: false }),
+  }),
+});
+
+const ResolvedWindowRef = builder.objectRef<{ from: Date; to: Date }>('ResolvedWindow').implement({
+  description: 'Absolute bounds of a time filter: from <= createdAt < to.',
+  fields: (t) => ({
+    from: t.expose('from', { type: 'DateTime' }),
+    to: t.expose('to', { type: 'DateTime' }),
+  }),
+});
+
+export interface MemoryEdgeShape {
+  cursor: string;
+  node: Memory;
+}
+
+/** Also the payload of live updates (`memoryAdded`). */
+export const MemoryEdgeRef = builder.objectRef<MemoryEdgeShape>('MemoryEdge').implement({
+  fields: (t) => ({
+    cursor: t.exposeString('cursor', { description: 'Pass as `after` to continue below this record.' }),
+    node: t.field({ type: MemoryRef, resolve: (edge) => edge.node }),
+  }),
+});
+
+const PageInfoRef = builder
+  .objectRef<{ hasNextPage: boolean; endCursor: string | null }>('PageInfo')
+  .implement({
+    fields: (t) => ({
+      hasNextPage: t.exposeBoolean('hasNextPage'),
+      endCursor: t.exposeString('endCursor', { nullable: true }),
+    }),
+  });
+
+const MemoryConnectionRef = builder
+  .objectRef<{
+    edges: MemoryEdgeShape[];
+    pageInfo: { hasNextPage: boolean; endCursor: string | null };
+    window: { from: Date; to: Date } | null;
+  }>('MemoryConnection')
+  .implement({
+    fields: (t) => ({
+      edges: t.field({ type: [MemoryEdgeRef], resolve: (connection) => connection.edges }),
+      pageInfo: t.field({ type: PageInfoRef, resolve: (connection) => connection.pageInfo }),
+      window: t.field({
+        type: ResolvedWindowRef,
+        nullable: true,
+        description: 'The resolved time filter, identical on every page of one list (B4); null without one.',
+        resolve: (connection) => connection.window,
+      }),
+    }),
+  });
+
+const MemoryTypeCountRef = builder.objectRef<MemoryTypeCount>('MemoryTypeCount').implement({
+  fields: (t) => ({
+    type: t.exposeString('type'),
+    count: t.exposeInt('count'),
+  }),
+});
+
+builder.queryFields((t) => ({
+  memories: t.field({
+    type: MemoryConnectionRef,
+    description:
+      'Records of one agent, newest first, filtered before pagination (B2–B4). Operator or Review token; admin passes agentId.',
+    args: {
+      agentId: t.arg({ type: 'UUID', required: false }),
+      filter: t.arg({ type: MemoryFilterInput, required: false }),
+      first: t.arg.int({ required: false, defaultValue: DEFAULT_PAGE_SIZE }),
+      after: t.arg.string({ required: false, description: 'The cursor of an edge; continues below it.' }),
+    },
+    resolve: async (_root, args, ctx, info) => {
+      const agentId = agentForRead(ctx.caller, ctx.authFailure, args.agentId, 'browse');
+      const first = args.first ?? DEFAULT_PAGE_SIZE;
+      if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) {
+        throw badInput(`first must be between 1 and ${MAX_PAGE_SIZE}`, 'first');
+      }
+      const { filter, position, digest } = resolvePageFilter(agentId, args.filter, args.after, ctx.now());
+      // The node selection (instruments, links, provenance …) is planned into the page's findMany.
+      const query = queryFromInfo({ context: ctx, info, typeName: 'Memory', path: ['edges', 'node'] });
+      const page = await listMemoryPage(
+        ctx.db,
+        agentId,
+        filter,
+        { first, after: position },
+        query as MemoryQuery,
+      );
+      const window = filter.window ? { from: filter.window.from, to: filter.window.to } : null;
+      const edges = page.rows.map((node) => ({
+        cursor: encodePageCursor({ position: { createdAt: node.createdAt, id: node.id }, window, digest }),
+        node,
+      }));
+      return {
+        edges,
+        pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null },
+        window,
+      };
+    },
+  }),
+  memoryTypes: t.field({
+    type: [MemoryTypeCountRef],
+    description:
+      'The types stored for one agent with their counts, sorted by name; only types in `window` when given (B1).',
+    args: {
+      agentId: t.arg({ type: 'UUID', required: false }),
+      window: t.arg({ type: TimeWindowInput, required: false }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const agentId = agentForRead(ctx.caller, ctx.authFailure, args.agentId, 'browse');
+      const { window } = resolveFilter({ window: args.window }, ctx.now());
+      return listMemoryTypes(ctx.db, agentId, window);
+    },
+  }),
+}));
