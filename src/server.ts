@@ -40,6 +40,13 @@ export interface Server {
   close(): Promise<void>;
 }
 
+/** WebSocket close codes of this service (graphql-ws uses 44xx for its own). */
+export const CLOSE_SLOW_CONSUMER = 4008;
+export const CLOSE_TOO_MANY_CONNECTIONS = 4029;
+const MAX_SOCKET_BUFFER_BYTES = 1024 * 1024;
+/** Server pings; a peer that misses one is terminated. */
+const WS_KEEPALIVE_MS = 12_000;
+
 interface InitialContext {
   request?: Request;
   callerResolution?: CallerResolution;
@@ -123,17 +130,44 @@ export function createServer(deps: ServerDeps): Server {
   const httpServer = http.createServer(yoga);
   const wsServer = new WebSocketServer({ server: httpServer, path: yoga.graphqlEndpoint });
 
-  useServer<Record<string, unknown>, { callerResolution?: CallerResolution }>(
+  const connectionsPerToken = new Map<string, number>();
+  const maxConnectionsPerToken = deps.maxConnectionsPerToken ?? 20;
+
+  useServer<Record<string, unknown>, { callerResolution?: CallerResolution; countedToken?: string }>(
     {
       // Resolve the caller once per connection from connectionParams.authorization.
       onConnect: async (ctx) => {
         const header = ctx.connectionParams?.authorization;
-        ctx.extra.callerResolution = await resolveCaller(
+        const resolution = await resolveCaller(
           deps.db,
           bearerToken(typeof header === 'string' ? header : null),
           deps.adminToken,
         );
+        ctx.extra.callerResolution = resolution;
+        const tokenKey = resolution.caller?.tokenKey;
+        if (tokenKey) {
+          const open = connectionsPerToken.get(tokenKey) ?? 0;
+          if (open >= maxConnectionsPerToken) {
+            ctx.extra.socket.close(CLOSE_TOO_MANY_CONNECTIONS, 'Too many connections for this token');
+            return false;
+          }
+          connectionsPerToken.set(tokenKey, open + 1);
+          ctx.extra.countedToken = tokenKey;
+        }
         return true;
+      },
+      onClose: (ctx) => {
+        const tokenKey = ctx.extra.countedToken;
+        if (!tokenKey) return;
+        const open = (connectionsPerToken.get(tokenKey) ?? 1) - 1;
+        if (open > 0) connectionsPerToken.set(tokenKey, open);
+        else connectionsPerToken.delete(tokenKey);
+      },
+      // A consumer that does not read its socket is cut off instead of growing the server's memory.
+      onNext: (ctx) => {
+        if (ctx.extra.socket.bufferedAmount > MAX_SOCKET_BUFFER_BYTES) {
+          ctx.extra.socket.close(CLOSE_SLOW_CONSUMER, 'Slow consumer: resubscribe with after=<last cursor>');
+        }
       },
       execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
       subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args),
@@ -156,6 +190,7 @@ export function createServer(deps: ServerDeps): Server {
       },
     },
     wsServer,
+    WS_KEEPALIVE_MS,
   );
 
   const sockets = new Set<import('node:net').Socket>();

@@ -29,18 +29,10 @@ export async function resolveCaller(
   const tokenKey = hashToken(token);
   if (tokensEqual(token, adminToken)) return { caller: { kind: 'admin', tokenKey }, failure: null };
   if (token.startsWith('run_')) {
-    const run = await db.prisma.run.findUnique({
-      where: { tokenHash: tokenKey },
-      select: {
-        id: true,
-        agentId: true,
-        producerId: true,
-        kind: true,
-        schedule: true,
-        evidenceBoundary: true,
-        status: true,
-      },
-    });
+    const [run] = await db.sql.query<RunIdentity & { status: string }>(
+      `SELECT id, "agentId", "producerId", kind, schedule, "evidenceBoundary", status FROM "Run" WHERE "tokenHash" = $1`,
+      [tokenKey],
+    );
     if (!run) return { caller: null, failure: 'unknown token' };
     // A run token works only while its run is RUNNING.
     if (run.status !== 'RUNNING') return { caller: null, failure: `run ${run.id} is ${run.status}` };
@@ -48,10 +40,10 @@ export async function resolveCaller(
     return { caller: { kind: 'run', agentId: run.agentId, run: identity, tokenKey }, failure: null };
   }
   if (token.startsWith('op_')) {
-    const operator = await db.prisma.operatorToken.findUnique({
-      where: { tokenHash: tokenKey },
-      select: { agentId: true },
-    });
+    const [operator] = await db.sql.query<{ agentId: string }>(
+      `SELECT "agentId" FROM "OperatorToken" WHERE "tokenHash" = $1`,
+      [tokenKey],
+    );
     if (!operator) return { caller: null, failure: 'unknown token' };
     return { caller: { kind: 'operator', agentId: operator.agentId, tokenKey }, failure: null };
   }

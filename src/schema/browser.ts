@@ -10,7 +10,6 @@ import {
   MAX_PAGE_SIZE,
   resolveFilter,
   resolvePageFilter,
-  type MemoryQuery,
   type MemoryTypeCount,
 } from '../store/browse.js';
 import type { Memory } from '../store/generated/prisma/client.js';
@@ -114,13 +113,7 @@ builder.queryFields((t) => ({
       const { filter, position, digest } = resolvePageFilter(agentId, args.filter, args.after, ctx.now());
       // The node selection (instruments, links, provenance …) is planned into the page's findMany.
       const query = queryFromInfo({ context: ctx, info, typeName: 'Memory', path: ['edges', 'node'] });
-      const page = await listMemoryPage(
-        ctx.db,
-        agentId,
-        filter,
-        { first, after: position },
-        query as MemoryQuery,
-      );
+      const page = await listMemoryPage(ctx.db, agentId, filter, { first, after: position }, query);
       const window = filter.window ? { from: filter.window.from, to: filter.window.to } : null;
       const edges = page.rows.map((node) => ({
         cursor: encodePageCursor({ position: { createdAt: node.createdAt, id: node.id }, window, digest }),

@@ -5,6 +5,8 @@ import './scalars.js';
 import './enums.js';
 import './memory.js';
 import './admin.js';
+import './trading-context.js';
 import './browser.js';
+import './subscriptions.js';
 
 export const schema = lexicographicSortSchema(builder.toSchema());

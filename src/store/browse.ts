@@ -145,6 +145,9 @@ export async function listMemoryIdsAfter(
   position: CursorPosition,
   limit: number,
 ): Promise<{ id: string; type: string; createdAt: Date }[]> {
+  // Prisma reads a negative `take` as "from the end": refuse it rather than replay the wrong records.
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new RangeError(`limit must be a positive integer, got ${limit}`);
   return db.prisma.memory.findMany({
     select: { id: true, type: true, createdAt: true },
     where: { AND: [filterWhere(agentId, filter, 'live'), keysetWhere(position, 'newer')] },

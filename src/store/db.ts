@@ -22,9 +22,16 @@ export interface DatabaseConfig {
   pgliteSnapshot?: Blob;
 }
 
+/** Direct SQL on the driver (no ORM layer) for the hot paths; identical PostgreSQL SQL on both databases. */
+export interface Sql {
+  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+}
+
 export interface Database {
   readonly kind: 'postgres' | 'pglite';
   readonly prisma: PrismaClient;
+  /** The hot paths (token lookup, the write statement) skip the ORM's per-query overhead. */
+  readonly sql: Sql;
   /** The PostgreSQL pool (null for PGlite), for LISTEN/NOTIFY and the raw-SQL baselines. */
   readonly pool: pg.Pool | null;
   /** The embedded database (null for PostgreSQL). */
@@ -64,10 +71,14 @@ function makeDatabase(
   closeDriver: () => Promise<void>,
 ): Database {
   const prisma = new PrismaClient({ adapter });
+  const sql: Sql = pool
+    ? { query: async <T,>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as T[] }
+    : { query: async <T,>(text: string, params: unknown[] = []) => (await pglite!.query<T>(text, params)).rows };
   let closed = false;
   return {
     kind,
     prisma,
+    sql,
     pool,
     pglite,
     migrate: () => applyMigrations(migrationAdapter(kind, adapter, pool)),

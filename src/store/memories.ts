@@ -72,31 +72,53 @@ function requestHash(input: CreateMemoryInput): string {
     .digest('hex');
 }
 
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
-}
-
 /** W2 and W4 in one round trip: which targets are selected+active, which link targets belong to the agent. */
 async function checkReferences(
-  db: Database | Prisma.TransactionClient,
+  db: Database,
   agentId: string,
   instruments: string[],
   linkIds: string[],
 ): Promise<{ selected: Set<string>; linkable: Set<string> }> {
-  const client = 'prisma' in db ? db.prisma : db;
-  const rows = await client.$queryRaw<{ kind: string; id: string }[]>`
-    SELECT 'target' AS kind, s."instrumentId" AS id
-      FROM "AgentInstrument" s JOIN "Instrument" i ON i.id = s."instrumentId"
-     WHERE s."agentId" = ${agentId}::uuid AND s."deselectedAt" IS NULL AND i.active
-       AND s."instrumentId" = ANY(${instruments}::text[])
-    UNION ALL
-    SELECT 'link' AS kind, m.id::text AS id
-      FROM "Memory" m
-     WHERE m."agentId" = ${agentId}::uuid AND m.id = ANY(${linkIds}::uuid[])`;
+  if (!instruments.length && !linkIds.length) return { selected: new Set(), linkable: new Set() };
+  const rows = await db.sql.query<{ kind: string; id: string }>(
+    `SELECT 'target' AS kind, s."instrumentId" AS id
+       FROM "AgentInstrument" s JOIN "Instrument" i ON i.id = s."instrumentId"
+      WHERE s."agentId" = $1 AND s."deselectedAt" IS NULL AND i.active AND s."instrumentId" = ANY($2::text[])
+     UNION ALL
+     SELECT 'link', m.id::text FROM "Memory" m WHERE m."agentId" = $1 AND m.id = ANY($3::uuid[])`,
+    [agentId, instruments, linkIds],
+  );
   const selected = new Set<string>();
   const linkable = new Set<string>();
   for (const row of rows) (row.kind === 'target' ? selected : linkable).add(row.id);
   return { selected, linkable };
+}
+
+/**
+ * W5: the record, its targets and its links in ONE statement (data-modifying CTEs), so the write is
+ * atomic without an interactive transaction and costs a single round trip.
+ */
+const INSERT_MEMORY = `
+WITH m AS (
+  INSERT INTO "Memory" (id, "agentId", type, scope, content, metadata, timeframe, "sourceRunId", "producerId",
+                        "runKind", "isCorrection", "createdAt", "expiresAt", "expiryPolicy", "idempotencyKey", "requestHash")
+  VALUES ($1, $2, $3, $4::"MemoryScope", $5, $6::json, $7, $8, $9, $10::"RunKind", $11, $12, $13, $14, $15, $16)
+  RETURNING id
+), t AS (
+  INSERT INTO "MemoryTarget" ("memoryId", position, "instrumentId", "agentId", "producerId", "runKind", type, "isCorrection", "createdAt")
+  SELECT m.id, u.ord - 1, u.instrument, $2, $9, $10::"RunKind", $3, $11, $12
+    FROM m, unnest($17::text[]) WITH ORDINALITY AS u(instrument, ord)
+), l AS (
+  INSERT INTO "MemoryLink" ("memoryId", position, "targetMemoryId", "linkType")
+  SELECT m.id, u.ord - 1, u.target, u.link_type
+    FROM m, unnest($18::uuid[], $19::text[]) WITH ORDINALITY AS u(target, link_type, ord)
+)
+SELECT id FROM m`;
+
+/** SQLSTATE 23505 from either driver: a unique index refused the row. */
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002');
 }
 
 function throwShapeError(check: Exclude<ReturnType<typeof checkWriteShape>, { ok: true }>): never {
@@ -173,51 +195,27 @@ export async function createMemory(
   const id = randomUUID();
   const isCorrection = shape.links.some((l) => l.linkType === CORRECTS);
   try {
-    // W5: the record, its targets and its links are one statement batch inside one transaction.
-    await db.prisma.memory.create({
-      data: {
-        id,
-        agentId: run.agentId,
-        type: input.type,
-        scope: input.scope,
-        content: input.content,
-        metadata: expiry.metadata as Prisma.InputJsonObject,
-        timeframe: input.timeframe ?? null,
-        sourceRunId: run.id,
-        producerId: run.producerId,
-        runKind: run.kind,
-        isCorrection,
-        createdAt: now,
-        expiresAt: expiry.expiresAt,
-        expiryPolicy: expiry.expiryPolicy,
-        idempotencyKey: key,
-        requestHash: hash,
-        targets: {
-          createMany: {
-            data: shape.instruments.map((instrumentId, position) => ({
-              position,
-              instrumentId,
-              agentId: run.agentId,
-              producerId: run.producerId,
-              runKind: run.kind,
-              type: input.type,
-              isCorrection,
-              createdAt: now,
-            })),
-          },
-        },
-        links: {
-          createMany: {
-            data: shape.links.map((link, position) => ({
-              position,
-              targetMemoryId: link.targetMemoryId.toLowerCase(),
-              linkType: link.linkType,
-            })),
-          },
-        },
-      },
-      select: { id: true },
-    });
+    await db.sql.query(INSERT_MEMORY, [
+      id,
+      run.agentId,
+      input.type,
+      input.scope,
+      input.content,
+      JSON.stringify(expiry.metadata),
+      input.timeframe ?? null,
+      run.id,
+      run.producerId,
+      run.kind,
+      isCorrection,
+      now,
+      expiry.expiresAt,
+      expiry.expiryPolicy,
+      key,
+      hash,
+      shape.instruments,
+      linkIds,
+      shape.links.map((link) => link.linkType),
+    ]);
   } catch (error) {
     // W8 under concurrency: the loser of a race on the same key answers like a retry.
     if (key && hash && isUniqueViolation(error)) return findByIdempotencyKey(db, run.agentId, key, hash);

@@ -36,7 +36,7 @@ afterAll(async () => {
   await h.close();
 });
 
-const note = (extra: Record<string, unknown> = {}) => ({
+const note = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
   type: 'ema_handoff',
   scope: 'INSTRUMENTS',
   instruments: ['ETH'],

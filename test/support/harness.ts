@@ -60,8 +60,10 @@ export async function startHarness(
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     now: clock.now,
     webRoot: options.webRoot,
+    maxConnectionsPerToken: options.maxConnectionsPerToken,
   });
-  const fetchApi = (path: string, init?: RequestInit) => server.yoga.fetch(`http://test${path}`, init);
+  const fetchApi = async (path: string, init?: RequestInit): Promise<Response> =>
+    server.yoga.fetch(`http://test${path}`, init as Parameters<typeof server.yoga.fetch>[1]);
   const gql = async <T>(
     query: string,
     variables?: Record<string, unknown>,

@@ -1,0 +1,237 @@
+// Trading-context benchmark (C1–C10): tradingContext through GraphQL (in-process yoga.fetch) against
+// the best single hand-written SQL statement for the same answer, over a production-size dataset.
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { pino } from 'pino';
+import { createMemoryEvents } from '../src/realtime/events.js';
+import { createServer } from '../src/server.js';
+import { openDatabase } from '../src/store/db.js';
+
+// ---------------------------------------------------------------------------------------------
+// Dataset (≈2.03M records over 20 agents), bulk-loaded with INSERT … SELECT generate_series.
+//
+// Main agent "bench-main": 20 instruments, 30 Analysis producers (schedules 5m/15m/1h/4h/1d by
+// producer index mod 5), one Trading and one Review producer, one year of 5-minute slots
+// (105,120 slots from 2025-10-01Z):
+//   - slot s: producer s mod 30 runs once for instrument ⌊s/30⌋ mod 20 and publishes all 8 types
+//     (8 INSTRUMENTS records) — every (producer, instrument) pair publishes every 50 h, so every one
+//     of the 30 × 8 × 20 groups exists and, at any instant, the 1d and 4h producers' records are
+//     mostly FRESH while the 5m–1h ones are mostly STALE: ≈ 838k records;
+//   - every hour one producer (rotating) publishes an AGENT-scoped `regime` / `macro_view`: 8,760;
+//   - every 50th slot a correction (`correction` / `erratum`, alternating) of that slot's first
+//     record, every 250th of its first two records: ≈ 2,100;
+//   - every hour a Trading run writes one `trading_decision` per instrument, each `considered`-linking
+//     two Analysis records: 175,200;
+//   - every day a Review run writes a `review` and an `agent_learnings` (agent-wide on even days,
+//     one instrument on odd days): 730;
+//   - producer 7 is disabled for days 100–160 and producer 19 from day 300 on (no publications
+//     while disabled; DISABLED entries in the context).
+// 19 other agents: 5 Analysis producers (1h), a record every 10 minutes over 20 instruments and
+// 4 types: 52,560 each ≈ 999k.
+// Ids are md5-derived UUIDs so links can be computed in SQL; everything is one transaction that ends
+// with a marker row, so an interrupted load is redone and a complete one is reused.
+// ---------------------------------------------------------------------------------------------
+
+const MARKER = 'bench-context-dataset-v1';
+const START = '2025-10-01T00:00:00Z';
+const SLOTS = 105_120; // a year of 5-minute slots
+const END = new Date(Date.parse(START) + SLOTS * 300_000);
+const INSTRUMENTS = [
+  'BTC', 'ETH', 'SOL', 'kPEPE', 'DOGE', 'XRP', 'AVAX', 'LINK', 'ARB', 'OP',
+  'SUI', 'APT', 'INJ', 'TIA', 'SEI', 'WIF', 'JUP', 'BNB', 'LTC', 'ATOM',
+]; // prettier-ignore
+const TRADING_TOKEN = 'run_bench_context_trading_token';
+
+function datasetSql(): string[] {
+  const inst = `(ARRAY[${INSTRUMENTS.map((i) => `'${i}'`).join(',')}])`;
+  const types = `(ARRAY['market_structure','funding','orderflow','volatility','sentiment','liquidity','momentum','onchain'])`;
+  const start = `'${START}'::timestamptz`;
+  const uuid = (expr: string) => `md5(${expr})::uuid`;
+  const mainAgent = uuid(`'bench-agent-0'`);
+  const iv = (p: string) => `(ARRAY[300,900,3600,14400,86400])[(${p}) % 5 + 1]`;
+  const sched = (p: string) => `(ARRAY['5m','15m','1h','4h','1d'])[(${p}) % 5 + 1]`;
+  // Whether main-agent Analysis producer p is enabled at slot s (day = s / 288).
+  const enabled = (p: string, s: string) =>
+    `NOT ((${p}) = 7 AND (${s}) / 288 BETWEEN 100 AND 159) AND NOT ((${p}) = 19 AND (${s}) / 288 >= 300)`;
+  return [
+    `SET LOCAL synchronous_commit = off`,
+    `INSERT INTO "Instrument" (id, active) SELECT unnest(${inst}), true ON CONFLICT (id) DO NOTHING`,
+    `INSERT INTO "Agent" (id, name, "createdAt")
+       SELECT ${uuid(`'bench-agent-' || a`)}, CASE a WHEN 0 THEN 'bench-main' ELSE 'bench-agent-' || a END, ${start} - interval '1 day'
+       FROM generate_series(0, 19) a`,
+    `INSERT INTO "AgentInstrument" (id, "agentId", "instrumentId", "selectedAt")
+       SELECT ${uuid(`'bench-sel-' || a || '-' || i`)}, ${uuid(`'bench-agent-' || a`)}, ${inst}[i], ${start} - interval '1 day'
+       FROM generate_series(0, 19) a, generate_series(1, 20) i`,
+    // Producers: main agent a0..a29 + trading + review; other agents 5 Analysis producers each.
+    `INSERT INTO "Producer" (id, "agentId", kind, name, schedule, enabled, "createdAt")
+       SELECT ${uuid(`'bench-prod-0-' || p`)}, ${mainAgent}, 'ANALYSIS'::"RunKind", 'analysis-' || lpad(p::text, 2, '0'),
+              ${sched('p')}, p <> 19, ${start} - interval '1 day'
+       FROM generate_series(0, 29) p
+       UNION ALL SELECT ${uuid(`'bench-prod-0-trading'`)}, ${mainAgent}, 'TRADING'::"RunKind", 'trader', NULL, true, ${start} - interval '1 day'
+       UNION ALL SELECT ${uuid(`'bench-prod-0-review'`)}, ${mainAgent}, 'REVIEW'::"RunKind", 'reviewer', NULL, true, ${start} - interval '1 day'
+       UNION ALL SELECT ${uuid(`'bench-prod-' || a || '-' || p`)}, ${uuid(`'bench-agent-' || a`)}, 'ANALYSIS'::"RunKind",
+              'analysis-' || p, '1h', true, ${start} - interval '1 day'
+       FROM generate_series(1, 19) a, generate_series(0, 4) p`,
+    `INSERT INTO "ProducerEnablement" (id, "producerId", enabled, "changedAt")
+       SELECT ${uuid(`'bench-en-' || id`)}, id, true, "createdAt" FROM "Producer"
+       WHERE "agentId" IN (SELECT id FROM "Agent" WHERE name LIKE 'bench-%')
+       UNION ALL SELECT ${uuid(`'bench-en-7-off'`)}, ${uuid(`'bench-prod-0-7'`)}, false, ${start} + interval '100 days'
+       UNION ALL SELECT ${uuid(`'bench-en-7-on'`)}, ${uuid(`'bench-prod-0-7'`)}, true, ${start} + interval '160 days'
+       UNION ALL SELECT ${uuid(`'bench-en-19-off'`)}, ${uuid(`'bench-prod-0-19'`)}, false, ${start} + interval '300 days'`,
+    // The main agent's Analysis slots, computed once.
+    `CREATE TEMP TABLE bench_slot ON COMMIT DROP AS
+       SELECT s, s % 30 AS p, (s / 30) % 20 + 1 AS i,
+              ${start} + s * interval '5 minutes' AS ts,
+              to_timestamp(floor(extract(epoch FROM ${start} + s * interval '5 minutes') / ${iv('s % 30')}) * ${iv('s % 30')}) AS boundary,
+              ${start} + s * interval '5 minutes' + (30 + s % 90) * interval '1 second' AS created,
+              ${iv('s % 30')} AS iv
+       FROM generate_series(0, ${SLOTS - 1}) s
+       WHERE ${enabled('s % 30', 's')}`,
+    `INSERT INTO "Run" (id, "agentId", "producerId", kind, schedule, "evidenceBoundary", status, "startedAt", "finishedAt", "tokenHash")
+       SELECT ${uuid(`'bench-run-0-' || s`)}, ${mainAgent}, ${uuid(`'bench-prod-0-' || p`)}, 'ANALYSIS'::"RunKind", ${sched('p')},
+              boundary, 'SUCCEEDED'::"RunStatus", ts, created + interval '2 minutes', md5('bench-run-0-' || s) || md5('t')
+       FROM bench_slot`,
+    `INSERT INTO "Memory" (id, "agentId", type, scope, content, metadata, timeframe, "sourceRunId", "producerId", "runKind",
+                           "isCorrection", "createdAt", "expiresAt", "expiryPolicy")
+       SELECT ${uuid(`'bench-mem-0-' || s || '-' || k`)}, ${mainAgent}, ${types}[k + 1], 'INSTRUMENTS'::"MemoryScope",
+              ${inst}[i] || ' ' || ${types}[k + 1] || ' after the ' || ${sched('p')} || ' close: ' || repeat(md5(s::text || k), 4),
+              json_build_object('confidence', ((s * 7 + k) % 100) / 100.0, 'bias', (ARRAY['long','short','flat'])[(s + k) % 3 + 1],
+                                'stale_after', to_char((boundary + iv * 2 * interval '1 second') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                                'expiry_policy', 'analysis_schedule_v2'),
+              ${sched('p')}, ${uuid(`'bench-run-0-' || s`)}, ${uuid(`'bench-prod-0-' || p`)}, 'ANALYSIS'::"RunKind", false,
+              created, boundary + iv * 2 * interval '1 second', 'analysis_schedule_v2'
+       FROM bench_slot, generate_series(0, 7) k`,
+    `INSERT INTO "MemoryTarget" ("memoryId", position, "instrumentId", "agentId", "producerId", "runKind", type, "isCorrection", "createdAt")
+       SELECT ${uuid(`'bench-mem-0-' || s || '-' || k`)}, 0, ${inst}[i], ${mainAgent}, ${uuid(`'bench-prod-0-' || p`)}, 'ANALYSIS'::"RunKind",
+              ${types}[k + 1], false, created
+       FROM bench_slot, generate_series(0, 7) k`,
+    // Corrections: every 50th slot corrects its first record (every 250th its first two), a minute later.
+    `INSERT INTO "Memory" (id, "agentId", type, scope, content, metadata, timeframe, "sourceRunId", "producerId", "runKind",
+                           "isCorrection", "createdAt", "expiresAt", "expiryPolicy")
+       SELECT ${uuid(`'bench-corr-0-' || s`)}, ${mainAgent}, CASE WHEN (s / 50) % 2 = 0 THEN 'correction' ELSE 'erratum' END, 'INSTRUMENTS'::"MemoryScope",
+              'Correction: the ' || ${inst}[i] || ' reading above used a stale order book. ' || repeat(md5(s::text), 2),
+              json_build_object('stale_after', to_char((boundary + iv * 2 * interval '1 second') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                                'expiry_policy', 'analysis_schedule_v2'),
+              ${sched('p')}, ${uuid(`'bench-run-0-' || s`)}, ${uuid(`'bench-prod-0-' || p`)}, 'ANALYSIS'::"RunKind", true,
+              created + interval '1 minute', boundary + iv * 2 * interval '1 second', 'analysis_schedule_v2'
+       FROM bench_slot WHERE s % 50 = 25`,
+    `INSERT INTO "MemoryTarget" ("memoryId", position, "instrumentId", "agentId", "producerId", "runKind", type, "isCorrection", "createdAt")
+       SELECT ${uuid(`'bench-corr-0-' || s`)}, 0, ${inst}[i], ${mainAgent}, ${uuid(`'bench-prod-0-' || p`)}, 'ANALYSIS'::"RunKind",
+              CASE WHEN (s / 50) % 2 = 0 THEN 'correction' ELSE 'erratum' END, true, created + interval '1 minute'
+       FROM bench_slot WHERE s % 50 = 25`,
+    `INSERT INTO "MemoryLink" ("memoryId", position, "targetMemoryId", "linkType")
+       SELECT ${uuid(`'bench-corr-0-' || s`)}, k, ${uuid(`'bench-mem-0-' || s || '-' || k`)}, 'corrects'
+       FROM bench_slot, generate_series(0, 1) k WHERE s % 50 = 25 AND (k = 0 OR s % 250 = 25)`,
+    // Hourly AGENT-scoped research, rotating over the producers.
+    `CREATE TEMP TABLE bench_hour ON COMMIT DROP AS
+       SELECT h, h % 30 AS p, ${start} + h * interval '1 hour' AS ts,
+              to_timestamp(floor(extract(epoch FROM ${start} + h * interval '1 hour') / ${iv('h % 30')}) * ${iv('h % 30')}) AS boundary,
+              ${iv('h % 30')} AS iv
+       FROM generate_series(0, ${SLOTS / 12 - 1}) h`,
+    `INSERT INTO "Run" (id, "agentId", "producerId", kind, schedule, "evidenceBoundary", status, "startedAt", "finishedAt", "tokenHash")
+       SELECT ${uuid(`'bench-run-0-agent-' || h`)}, ${mainAgent}, ${uuid(`'bench-prod-0-' || p`)}, 'ANALYSIS'::"RunKind", ${sched('p')},
+              boundary, 'SUCCEEDED'::"RunStatus", ts, ts + interval '3 minutes', md5('bench-run-0-agent-' || h) || md5('t')
+       FROM bench_hour WHERE ${enabled('p', 'h * 12')}
+       UNION ALL
+       SELECT ${uuid(`'bench-run-0-trading-' || h`)}, ${mainAgent}, ${uuid(`'bench-prod-0-trading'`)}, 'TRADING'::"RunKind", NULL,
+              NULL, 'SUCCEEDED'::"RunStatus", ts + interval '3 minutes', ts + interval '4 minutes', md5('bench-run-0-trading-' || h) || md5('t')
+       FROM bench_hour`,
+    `INSERT INTO "Memory" (id, "agentId", type, scope, content, metadata, timeframe, "sourceRunId", "producerId", "runKind",
+                           "isCorrection", "createdAt", "expiresAt", "expiryPolicy")
+       SELECT ${uuid(`'bench-agentmem-0-' || h`)}, ${mainAgent}, CASE WHEN (h / 30) % 2 = 0 THEN 'regime' ELSE 'macro_view' END, 'AGENT'::"MemoryScope",
+              'Market-wide view: ' || repeat(md5(h::text), 4),
+              json_build_object('stale_after', to_char((boundary + iv * 2 * interval '1 second') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                                'expiry_policy', 'analysis_schedule_v2'),
+              ${sched('p')}, ${uuid(`'bench-run-0-agent-' || h`)}, ${uuid(`'bench-prod-0-' || p`)}, 'ANALYSIS'::"RunKind", false,
+              ts + interval '2 minutes', boundary + iv * 2 * interval '1 second', 'analysis_schedule_v2'
+       FROM bench_hour WHERE ${enabled('p', 'h * 12')}`,
+    // Trading decisions: one per instrument per hour, considering two records of the hour's first slot
+    // (slot 12h belongs to producer 12h mod 30 ∈ {0, 6, 12, 18, 24}, never disabled).
+    `INSERT INTO "Memory" (id, "agentId", type, scope, content, metadata, timeframe, "sourceRunId", "producerId", "runKind",
+                           "isCorrection", "createdAt", "expiresAt", "expiryPolicy")
+       SELECT ${uuid(`'bench-dec-0-' || h || '-' || i`)}, ${mainAgent}, 'trading_decision', 'INSTRUMENTS'::"MemoryScope",
+              'No trade on ' || ${inst}[i] || ': edge below threshold.', '{"action":"none"}'::json, NULL,
+              ${uuid(`'bench-run-0-trading-' || h`)}, ${uuid(`'bench-prod-0-trading'`)}, 'TRADING'::"RunKind", false,
+              ts + interval '3 minutes' + i * interval '1 second', NULL, NULL
+       FROM bench_hour, generate_series(1, 20) i`,
+    `INSERT INTO "MemoryTarget" ("memoryId", position, "instrumentId", "agentId", "producerId", "runKind", type, "isCorrection", "createdAt")
+       SELECT ${uuid(`'bench-dec-0-' || h || '-' || i`)}, 0, ${inst}[i], ${mainAgent}, ${uuid(`'bench-prod-0-trading'`)}, 'TRADING'::"RunKind",
+              'trading_decision', false, ts + interval '3 minutes' + i * interval '1 second'
+       FROM bench_hour, generate_series(1, 20) i`,
+    `INSERT INTO "MemoryLink" ("memoryId", position, "targetMemoryId", "linkType")
+       SELECT ${uuid(`'bench-dec-0-' || h || '-' || i`)}, k, ${uuid(`'bench-mem-0-' || (h * 12) || '-' || k`)}, 'considered'
+       FROM bench_hour, generate_series(1, 20) i, generate_series(0, 1) k`,
+    // Daily review and learnings.
+    `INSERT INTO "Run" (id, "agentId", "producerId", kind, schedule, "evidenceBoundary", status, "startedAt", "finishedAt", "tokenHash")
+       SELECT ${uuid(`'bench-run-0-review-' || d`)}, ${mainAgent}, ${uuid(`'bench-prod-0-review'`)}, 'REVIEW'::"RunKind", NULL, NULL, 'SUCCEEDED'::"RunStatus",
+              ${start} + d * interval '1 day' + interval '23 hours', ${start} + d * interval '1 day' + interval '23 hours 5 minutes',
+              md5('bench-run-0-review-' || d) || md5('t')
+       FROM generate_series(0, 364) d`,
+    `INSERT INTO "Memory" (id, "agentId", type, scope, content, metadata, timeframe, "sourceRunId", "producerId", "runKind",
+                           "isCorrection", "createdAt", "expiresAt", "expiryPolicy")
+       SELECT ${uuid(`'bench-rev-0-' || d || '-' || k`)}, ${mainAgent}, CASE k WHEN 0 THEN 'review' ELSE 'agent_learnings' END,
+              CASE WHEN k = 1 AND d % 2 = 1 THEN 'INSTRUMENTS'::"MemoryScope" ELSE 'AGENT'::"MemoryScope" END,
+              CASE k WHEN 0 THEN 'Day review: ' ELSE 'Lesson: ' END || repeat(md5(d::text || k), 3), '{}'::json, NULL,
+              ${uuid(`'bench-run-0-review-' || d`)}, ${uuid(`'bench-prod-0-review'`)}, 'REVIEW'::"RunKind", false,
+              ${start} + d * interval '1 day' + interval '23 hours' + k * interval '1 minute', NULL, NULL
+       FROM generate_series(0, 364) d, generate_series(0, 1) k`,
+    `INSERT INTO "MemoryTarget" ("memoryId", position, "instrumentId", "agentId", "producerId", "runKind", type, "isCorrection", "createdAt")
+       SELECT ${uuid(`'bench-rev-0-' || d || '-1'`)}, 0, ${inst}[(d / 2) % 20 + 1], ${mainAgent}, ${uuid(`'bench-prod-0-review'`)}, 'REVIEW'::"RunKind",
+              'agent_learnings', false, ${start} + d * interval '1 day' + interval '23 hours 1 minute'
+       FROM generate_series(0, 364) d WHERE d % 2 = 1`,
+    // The other 19 agents: one run per producer and day, a record every 10 minutes.
+    `INSERT INTO "Run" (id, "agentId", "producerId", kind, schedule, "evidenceBoundary", status, "startedAt", "finishedAt", "tokenHash")
+       SELECT ${uuid(`'bench-run-' || a || '-' || d || '-' || p`)}, ${uuid(`'bench-agent-' || a`)}, ${uuid(`'bench-prod-' || a || '-' || p`)},
+              'ANALYSIS'::"RunKind", '1h', ${start} + d * interval '1 day', 'SUCCEEDED'::"RunStatus", ${start} + d * interval '1 day',
+              ${start} + d * interval '1 day' + interval '1 hour', md5('bench-run-' || a || '-' || d || '-' || p) || md5('t')
+       FROM generate_series(1, 19) a, generate_series(0, 364) d, generate_series(0, 4) p`,
+    `CREATE TEMP TABLE bench_other ON COMMIT DROP AS
+       SELECT a, s, s % 5 AS p, (s / 5) % 20 + 1 AS i, (ARRAY['trend','levels','funding','news'])[(s / 100) % 4 + 1] AS type,
+              ${start} + s * interval '10 minutes' + interval '40 seconds' AS created
+       FROM generate_series(1, 19) a, generate_series(0, ${SLOTS / 2 - 1}) s`,
+    `INSERT INTO "Memory" (id, "agentId", type, scope, content, metadata, timeframe, "sourceRunId", "producerId", "runKind",
+                           "isCorrection", "createdAt", "expiresAt", "expiryPolicy")
+       SELECT ${uuid(`'bench-mem-' || a || '-' || s`)}, ${uuid(`'bench-agent-' || a`)}, type, 'INSTRUMENTS'::"MemoryScope",
+              ${inst}[i] || ' ' || type || ': ' || repeat(md5(a::text || s), 4),
+              json_build_object('stale_after', to_char((date_trunc('hour', created) + interval '2 hours') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                                'expiry_policy', 'analysis_schedule_v2'),
+              '1h', ${uuid(`'bench-run-' || a || '-' || (s / 144) || '-' || p`)}, ${uuid(`'bench-prod-' || a || '-' || p`)}, 'ANALYSIS'::"RunKind", false,
+              created, date_trunc('hour', created) + interval '2 hours', 'analysis_schedule_v2'
+       FROM bench_other`,
+    `INSERT INTO "MemoryTarget" ("memoryId", position, "instrumentId", "agentId", "producerId", "runKind", type, "isCorrection", "createdAt")
+       SELECT ${uuid(`'bench-mem-' || a || '-' || s`)}, 0, ${inst}[i], ${uuid(`'bench-agent-' || a`)}, ${uuid(`'bench-prod-' || a || '-' || p`)},
+              'ANALYSIS'::"RunKind", type, false, created
+       FROM bench_other`,
+    // The Trading run whose token the benchmark uses (RUNNING, so the token works).
+    `INSERT INTO "Run" (id, "agentId", "producerId", kind, status, "startedAt", "tokenHash")
+       VALUES (${uuid(`'bench-run-0-trading-live'`)}, ${mainAgent}, ${uuid(`'bench-prod-0-trading'`)}, 'TRADING'::"RunKind", 'RUNNING'::"RunStatus",
+               '${END.toISOString()}', '${createHash('sha256').update(TRADING_TOKEN).digest('hex')}')`,
+    `INSERT INTO "Agent" (id, name) VALUES (${uuid(`'${MARKER}'`)}, '${MARKER}')`,
+  ];
+}
+
+/** Loads the dataset unless a complete load (the marker row) is already there. Returns whether it loaded. */
+async function ensureDataset(pool: pg.Pool, log: (line: string) => void): Promise<boolean> {
+  const marker = await pool.query('SELECT 1 FROM "Agent" WHERE name = $1', [MARKER]);
+  if (marker.rowCount) return false;
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    // A partial earlier load was rolled back with its transaction, so the tables hold no bench rows.
+    for (const [index, sql] of datasetSql().entries()) {
+      const started = performance.now();
+      const result = await client.query(sql);
+      log(`  load step ${index}: ${result.rowCount ?? 0} rows in ${Math.round(performance.now() - started)} ms`);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  } finally {
+    client.release();
+  }
+  await pool.query('VACUUM ANALYZE');
+  return true;
+}
+
+export { ensureDataset, END, START, INSTRUMENTS, TRADING_TOKEN };

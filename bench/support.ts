@@ -1,0 +1,169 @@
+// Shared pieces of the benchmarks: a migrated PostgreSQL database, a listening server, percentiles.
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { pino } from 'pino';
+import { createServer, type Server } from '../src/server.js';
+import { createMemoryEvents, type MemoryEvents } from '../src/realtime/events.js';
+import { openDatabase, type Database } from '../src/store/db.js';
+
+export const BENCH_ADMIN_TOKEN = 'adm_bench_token_0123456789abcdef';
+
+export function withDatabaseName(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+/** Creates the database when missing (and `fresh` drops it first), then applies migrations. */
+export async function benchDatabase(baseUrl: string, name: string, fresh: boolean): Promise<string> {
+  const admin = new pg.Client({ connectionString: withDatabaseName(baseUrl, 'postgres') });
+  await admin.connect();
+  if (fresh) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+  if (!exists.rowCount) await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = withDatabaseName(baseUrl, name);
+  const db = await openDatabase({ databaseUrl: url, dataDir: '' });
+  await db.migrate();
+  await db.close();
+  return url;
+}
+
+export interface RunningService {
+  db: Database;
+  server: Server;
+  events: MemoryEvents;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startService(databaseUrl: string, poolSize = 20): Promise<RunningService> {
+  const db = await openDatabase({ databaseUrl, dataDir: '', poolSize });
+  const events = createMemoryEvents();
+  const server = createServer({ db, events, adminToken: BENCH_ADMIN_TOKEN, logger: pino({ level: 'silent' }) });
+  const address = await server.listen(0, '127.0.0.1');
+  return {
+    db,
+    server,
+    events,
+    url: `http://127.0.0.1:${address.port}`,
+    async close() {
+      await server.close();
+      await events.close();
+      await db.close();
+    },
+  };
+}
+
+export async function gqlRequest<T>(url: string, token: string, query: string, variables: Record<string, unknown>): Promise<T> {
+  const { json } = (await postJson(`${url}/graphql`, { query, variables }, token)) as { json: { data?: T; errors?: unknown[] } };
+  if (json.errors?.length) throw new Error(JSON.stringify(json.errors));
+  return json.data as T;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** Runs `clients` loops of `op` for `seconds`; returns ops/s and sorted latencies (ms). */
+export async function closedLoop(clients: number, seconds: number, op: (client: number) => Promise<void>) {
+  const latencies: number[] = [];
+  const deadline = performance.now() + seconds * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async (_, client) => {
+      while (performance.now() < deadline) {
+        const t0 = performance.now();
+        await op(client);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { opsPerSecond: latencies.length / elapsed, latencies };
+}
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The real service (`src/main.ts`) in its own process, as production runs it; the load comes from this process. */
+export async function startServiceProcess(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<{ url: string; child: ChildProcess; close(): Promise<void> }> {
+  // BENCH_PROFILE=<dir> writes a CPU profile of the service there.
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(repoRoot, 'src/main.ts')], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+      PORT: '0',
+      DEMO: '0',
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/[^\s]+)/.exec(out);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`service exited with ${code}: ${out}`)));
+  });
+  return {
+    url,
+    child,
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 256 });
+
+/** POST JSON over a keep-alive agent (lighter than fetch, so the load generator stays small). */
+export function postJson(url: string, body: unknown, token?: string): Promise<{ status: number; json: any }> {
+  const payload = JSON.stringify(body);
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        agent: keepAlive,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (c: Buffer) => chunks.push(c));
+        response.on('end', () => {
+          try {
+            resolve({ status: response.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString()) });
+          } catch (error) {
+            reject(error);
+          }
+        });
+      },
+    );
+    request.on('error', reject);
+    request.end(payload);
+  });
+}

@@ -1,0 +1,98 @@
+// write: 16 concurrent clients each sending createMemory (2 targets, 2 links) over HTTP, against the
+// same inserts (record + targets + links in one transaction) as raw SQL through `pg`.
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { BENCH_ADMIN_TOKEN, benchDatabase, closedLoop, gqlRequest, percentile, startServiceProcess } from './support.js';
+
+const CLIENTS = 16;
+
+const CREATE = `mutation($input: CreateMemoryInput!) {
+  createMemory(input: $input) { __typename ... on CreateMemorySuccess { memory { id } } ... on MemoryWriteError { message } }
+}`;
+
+export async function runWriteBench(options: { databaseUrl: string; seconds: number }): Promise<string> {
+  const url = await benchDatabase(options.databaseUrl, 'memory_bench_write', true);
+  const service = await startServiceProcess(url);
+  const admin = <T>(query: string, variables: Record<string, unknown> = {}) =>
+    gqlRequest<T>(service.url, BENCH_ADMIN_TOKEN, query, variables);
+  try {
+    for (const id of ['BTC', 'ETH']) await admin(`mutation { upsertInstrument(input: { id: "${id}" }) { id } }`);
+    const { createAgent } = await admin<{ createAgent: { id: string } }>('mutation { createAgent(input: { name: "bench" }) { id } }');
+    const agentId = createAgent.id;
+    await admin('mutation($a: UUID!) { setAgentInstruments(agentId: $a, instrumentIds: ["BTC", "ETH"]) { id } }', { a: agentId });
+    const { createProducer } = await admin<{ createProducer: { id: string } }>(
+      'mutation($a: UUID!) { createProducer(input: { agentId: $a, kind: ANALYSIS, name: "bench", schedule: null }) { id } }',
+      { a: agentId },
+    );
+    const tokens: string[] = [];
+    let runId = '';
+    for (let i = 0; i < CLIENTS; i++) {
+      const { startRun } = await admin<{ startRun: { token: string; run: { id: string } } }>(
+        'mutation($p: UUID!) { startRun(input: { producerId: $p }) { token run { id } } }',
+        { p: createProducer.id },
+      );
+      tokens.push(startRun.token);
+      runId = startRun.run.id;
+    }
+    const seedIds: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const result = await gqlRequest<{ createMemory: { memory: { id: string } } }>(service.url, tokens[0]!, CREATE, {
+        input: { type: 'seed', scope: 'AGENT', content: 'seed' },
+      });
+      seedIds.push(result.createMemory.memory.id);
+    }
+    const input = {
+      type: 'ema_handoff',
+      scope: 'INSTRUMENTS',
+      instruments: ['BTC', 'ETH'],
+      content: 'BTC and ETH 5m: fast EMA below slow, bearish bias without confirmation.',
+      metadata: { handoff_version: 1, observations: { fast_ema: 2689.21, slow_ema: 2691.1 } },
+      timeframe: '5m',
+      links: seedIds.map((targetMemoryId) => ({ targetMemoryId, linkType: 'evidence' })),
+    };
+
+    // Warm up both paths, then measure each for the same duration.
+    const graphqlOp = async (client: number) => {
+      const result = await gqlRequest<{ createMemory: { __typename: string } }>(service.url, tokens[client]!, CREATE, { input });
+      if (result.createMemory.__typename !== 'CreateMemorySuccess') throw new Error(JSON.stringify(result));
+    };
+    const pool = new pg.Pool({ connectionString: url, max: CLIENTS });
+    const rawOp = async () => {
+      const client = await pool.connect();
+      try {
+        const id = randomUUID();
+        const now = new Date();
+        await client.query('BEGIN');
+        await client.query(
+          `INSERT INTO "Memory" (id, "agentId", type, scope, content, metadata, timeframe, "sourceRunId", "producerId", "runKind", "isCorrection", "createdAt", "expiresAt", "expiryPolicy")
+           VALUES ($1, $2, $3, 'INSTRUMENTS', $4, $5, $6, $7, $8, 'ANALYSIS', false, $9, $10, 'analysis_schedule_v2')`,
+          [id, agentId, input.type, input.content, JSON.stringify(input.metadata), input.timeframe, runId, createProducer.id, now, new Date(now.getTime() + 1_800_000)],
+        );
+        await client.query(
+          `INSERT INTO "MemoryTarget" ("memoryId", position, "instrumentId", "agentId", "producerId", "runKind", type, "isCorrection", "createdAt")
+           VALUES ($1, 0, 'BTC', $2, $3, 'ANALYSIS', $4, false, $5), ($1, 1, 'ETH', $2, $3, 'ANALYSIS', $4, false, $5)`,
+          [id, agentId, createProducer.id, input.type, now],
+        );
+        await client.query(
+          `INSERT INTO "MemoryLink" ("memoryId", position, "targetMemoryId", "linkType") VALUES ($1, 0, $2, 'evidence'), ($1, 1, $3, 'evidence')`,
+          [id, seedIds[0], seedIds[1]],
+        );
+        await client.query('COMMIT');
+      } finally {
+        client.release();
+      }
+    };
+    await closedLoop(CLIENTS, 2, graphqlOp);
+    await closedLoop(CLIENTS, 2, rawOp);
+    const raw = await closedLoop(CLIENTS, options.seconds, rawOp);
+    const graphql = await closedLoop(CLIENTS, options.seconds, graphqlOp);
+    await pool.end();
+    const ratio = graphql.opsPerSecond / raw.opsPerSecond;
+    return (
+      `write: ${ratio.toFixed(2)}x of raw SQL throughput (${graphql.opsPerSecond.toFixed(0)} ops/s, p99 ${percentile(graphql.latencies, 99).toFixed(1)} ms)` +
+      ` — raw SQL ${raw.opsPerSecond.toFixed(0)} ops/s, p99 ${percentile(raw.latencies, 99).toFixed(1)} ms`
+    );
+  } finally {
+    await service.close();
+  }
+}

@@ -1,0 +1,103 @@
+// memoryAdded (L1, L2): subscribe to live events FIRST, then replay what the client missed after its
+// cursor, then continue live — de-duplicated by id, so nothing is lost and nothing arrives twice.
+import type { CursorPosition } from '../domain/cursor.js';
+import type { Database } from '../store/db.js';
+import { listMemoryIdsAfter, matchesFilter, type ResolvedFilter } from '../store/browse.js';
+import type { MemoryAddedEvent, MemoryEvents } from './events.js';
+
+export const REPLAY_PAGE_SIZE = 200;
+/** Undelivered live events one subscription may hold before it is ended as a slow consumer. */
+export const MAX_PENDING_EVENTS = 1000;
+/** How many replayed ids are remembered to drop their late live duplicates. */
+const REMEMBERED_IDS = 10_000;
+
+export class SlowConsumerError extends Error {
+  constructor() {
+    super(`slow consumer: more than ${MAX_PENDING_EVENTS} undelivered records; resubscribe with after=<last cursor>`);
+  }
+}
+
+export interface AddedRecord {
+  id: string;
+  createdAt: Date;
+}
+
+/** Yields matching records of `agentId` in commit order: the replay after `after`, then live ones. */
+export async function* memoryAddedStream(options: {
+  db: Database;
+  events: MemoryEvents;
+  agentId: string;
+  filter: ResolvedFilter;
+  after: CursorPosition | null;
+  maxPending?: number;
+}): AsyncGenerator<AddedRecord> {
+  const { db, events, agentId, filter } = options;
+  const maxPending = options.maxPending ?? MAX_PENDING_EVENTS;
+  const live = events.subscribe(agentId)[Symbol.asyncIterator]();
+  const pending: MemoryAddedEvent[] = [];
+  const waiter: { wake: (() => void) | null } = { wake: null };
+  let overflow = false;
+  let ended = false;
+  let failure: unknown = null;
+
+  // Pump live events into a bounded queue from the start, so none is missed during the replay.
+  const first = live.next();
+  const pump = (async () => {
+    try {
+      for (let next = await first; !next.done; next = await live.next()) {
+        if (pending.length >= maxPending) {
+          overflow = true;
+        } else {
+          pending.push(next.value);
+        }
+        waiter.wake?.();
+      }
+    } catch (error) {
+      failure = error;
+    } finally {
+      ended = true;
+      waiter.wake?.();
+    }
+  })();
+
+  const seen = new Set<string>();
+  const remember = (id: string) => {
+    seen.add(id);
+    if (seen.size > REMEMBERED_IDS) seen.delete(seen.values().next().value as string);
+  };
+
+  try {
+    if (options.after) {
+      let position = options.after;
+      for (;;) {
+        const page = await listMemoryIdsAfter(db, agentId, filter, position, REPLAY_PAGE_SIZE);
+        for (const record of page) {
+          remember(record.id);
+          yield { id: record.id, createdAt: record.createdAt };
+        }
+        if (page.length < REPLAY_PAGE_SIZE) break;
+        const last = page[page.length - 1]!;
+        position = { createdAt: last.createdAt, id: last.id };
+      }
+    }
+    for (;;) {
+      if (overflow) throw new SlowConsumerError();
+      const event = pending.shift();
+      if (event) {
+        if (seen.has(event.id)) continue;
+        const record = { id: event.id, type: event.type, createdAt: new Date(event.createdAt) };
+        if (!matchesFilter(record, filter)) continue;
+        remember(event.id);
+        yield record;
+        continue;
+      }
+      if (failure) throw failure;
+      if (ended) return;
+      await new Promise<void>((resolve) => (waiter.wake = resolve));
+      waiter.wake = null;
+    }
+  } finally {
+    await live.return?.();
+    await pump;
+  }
+}

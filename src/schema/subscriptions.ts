@@ -1,0 +1,38 @@
+// Subscription.memoryAdded (L1–L2): the same filter and cursors as the `memories` list.
+import { agentForRead } from '../auth/access.js';
+import { badInput } from '../auth/errors.js';
+import { parseAfterCursor, resolveFilter } from '../store/browse.js';
+import { encodeCursor } from '../domain/cursor.js';
+import { memoryAddedStream } from '../realtime/memory-added.js';
+import { builder } from './builder.js';
+import { MemoryEdgeRef, MemoryFilterInput } from './browser.js';
+
+builder.subscriptionType({});
+
+builder.subscriptionField('memoryAdded', (t) =>
+  t.field({
+    type: MemoryEdgeRef,
+    description:
+      'New records of the agent that match the filter, once each, in order. With `after` (the cursor of the last record seen) the missed ones are replayed first (L2).',
+    args: {
+      agentId: t.arg({ type: 'UUID', required: false }),
+      filter: t.arg({ type: MemoryFilterInput, required: false }),
+      after: t.arg.string({ required: false }),
+    },
+    subscribe: async function* (_root, args, ctx) {
+      const agentId = agentForRead(ctx.caller, ctx.authFailure, args.agentId, 'subscribe');
+      const filter = resolveFilter(args.filter, ctx.now());
+      let after = null;
+      if (args.after) {
+        const parsed = parseAfterCursor(args.after);
+        if (!parsed) throw badInput('after is not a cursor returned by this API', 'after');
+        after = parsed.position;
+      }
+      for await (const record of memoryAddedStream({ db: ctx.db, events: ctx.events, agentId, filter, after })) {
+        const node = await ctx.db.prisma.memory.findUnique({ where: { id: record.id } });
+        if (node) yield { cursor: encodeCursor({ createdAt: node.createdAt, id: node.id }), node };
+      }
+    },
+    resolve: (edge) => edge,
+  }),
+);

@@ -1,0 +1,189 @@
+// The trading context (C1–C10) and the decision audit (T3): what an agent knew for an instrument at an instant.
+import { agentForRead } from '../auth/access.js';
+import { forbidden, unauthenticated } from '../auth/errors.js';
+import {
+  findDecisionForAudit,
+  learningsQuery,
+  loadTradingContext,
+  type ContextCorrectionView,
+  type ContextEntryView,
+  type ContextQuery,
+  type ContextResearch,
+  type DecisionForAudit,
+  type TradingContextView,
+} from '../store/trading-context.js';
+import type { Database } from '../store/db.js';
+import { builder } from './builder.js';
+import type { GraphQLContext } from './context.js';
+import { MemoryScopeEnum } from './enums.js';
+import { MemoryLinkRef, Provenance } from './memory.js';
+
+const ContextStatusEnum = builder.enumType('ContextStatus', {
+  description: 'C3: DISABLED if the producer is disabled at `at`, else STALE if expired at `at`, else FRESH.',
+  values: ['FRESH', 'STALE', 'DISABLED'] as const,
+});
+
+const CorrectionStatusEnum = builder.enumType('CorrectionStatus', {
+  description: 'C7: FRESH while an original is current and its own expiry has not passed.',
+  values: ['FRESH', 'STALE', 'SUPERSEDED'] as const,
+});
+
+/** A context being answered: the entries and corrections load once, on first use, for every field that needs them. */
+interface TradingContextSource extends ContextQuery {
+  view(): Promise<TradingContextView>;
+}
+
+function contextSource(db: Database, query: ContextQuery): TradingContextSource {
+  let loaded: Promise<TradingContextView> | undefined;
+  return { ...query, view: () => (loaded ??= loadTradingContext(db, query)) };
+}
+
+const Research = builder.objectRef<ContextResearch>('Research').implement({
+  description: 'The complete research of a FRESH entry or correction (C4).',
+  fields: (t) => ({
+    content: t.exposeString('content'),
+    metadata: t.expose('metadata', { type: 'JSON' }),
+    timeframe: t.exposeString('timeframe', { nullable: true }),
+    instruments: t.exposeStringList('instruments'),
+    links: t.field({ type: [MemoryLinkRef], resolve: (research) => research.links }),
+  }),
+});
+
+const ContextEntry = builder.objectRef<ContextEntryView>('ContextEntry').implement({
+  description: 'The latest Analysis record of one (producer, type, scope) group (C2).',
+  fields: (t) => ({
+    memoryId: t.expose('memoryId', { type: 'UUID' }),
+    type: t.exposeString('type'),
+    scope: t.expose('scope', { type: MemoryScopeEnum }),
+    status: t.expose('status', { type: ContextStatusEnum }),
+    provenance: t.field({ type: Provenance, resolve: (entry) => entry.provenance }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true }),
+    expiryPolicy: t.exposeString('expiryPolicy', { nullable: true }),
+    research: t.field({
+      type: Research,
+      nullable: true,
+      description: 'Null unless status is FRESH (C4).',
+      resolve: (entry) => entry.research,
+    }),
+  }),
+});
+
+const ContextCorrection = builder.objectRef<ContextCorrectionView>('ContextCorrection').implement({
+  description: 'The latest correction of one (producer, scope, target set) group (C6, C7).',
+  fields: (t) => ({
+    memoryId: t.expose('memoryId', { type: 'UUID' }),
+    type: t.exposeString('type'),
+    scope: t.expose('scope', { type: MemoryScopeEnum }),
+    status: t.expose('status', { type: CorrectionStatusEnum }),
+    correctionTargetIds: t.expose('correctionTargetIds', {
+      type: ['UUID'],
+      description: 'The records it corrects (its `corrects` links), sorted.',
+    }),
+    provenance: t.field({ type: Provenance, resolve: (correction) => correction.provenance }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    expiresAt: t.expose('expiresAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'min(own expiry, latest expiry among its current originals) (C7).',
+    }),
+    research: t.field({
+      type: Research,
+      nullable: true,
+      description: 'Null unless status is FRESH (C7).',
+      resolve: (correction) => correction.research,
+    }),
+  }),
+});
+
+const TradingContext = builder.objectRef<TradingContextSource>('TradingContext').implement({
+  description: 'What the agent knew about one instrument at `at` (C1–C10).',
+  fields: (t) => ({
+    agentId: t.expose('agentId', { type: 'UUID' }),
+    instrument: t.exposeString('instrument'),
+    at: t.expose('at', { type: 'DateTime' }),
+    entries: t.field({
+      type: [ContextEntry],
+      description: 'FRESH first, then the rest; newest first inside each part (C4).',
+      resolve: async (context) => (await context.view()).entries,
+    }),
+    corrections: t.field({
+      type: [ContextCorrection],
+      resolve: async (context) => (await context.view()).corrections,
+    }),
+    learnings: t.prismaField({
+      type: ['Memory'],
+      description: 'The agent’s agent_learnings, agent-wide or for this instrument, newest first, at most 20 (C10).',
+      resolve: (query, context, _args, ctx) =>
+        ctx.db.prisma.memory.findMany({ ...query, ...learningsQuery(context) }),
+    }),
+  }),
+});
+
+builder.queryField('tradingContext', (t) =>
+  t.field({
+    type: TradingContext,
+    description:
+      'The trading context of one agent for one instrument (C1–C10). Run and operator tokens imply their agent; admin passes agentId.',
+    args: {
+      agentId: t.arg({ type: 'UUID' }),
+      instrument: t.arg.string({ required: true }),
+      at: t.arg({ type: 'DateTime', description: 'Reconstruct the context as of this instant (C9); default now.' }),
+    },
+    resolve: (_root, args, ctx) => {
+      const agentId = agentForRead(ctx.caller, ctx.authFailure, args.agentId, 'context');
+      // C5: an unknown or unselected instrument is simply an empty context.
+      return contextSource(ctx.db, { agentId, instrument: args.instrument, at: args.at ?? ctx.now() });
+    },
+  }),
+);
+
+/** T3: operators and Review runs audit their own agent's decisions, admin any; Trading and Analysis runs may not. */
+function auditReadable(ctx: GraphQLContext): { agentId?: string } {
+  const caller = ctx.caller;
+  if (!caller) throw unauthenticated(ctx.authFailure);
+  if (caller.kind === 'admin') return {};
+  if (caller.kind === 'run' && caller.run.kind !== 'REVIEW') {
+    throw forbidden('Only operators, Review runs and the admin may audit decisions');
+  }
+  return { agentId: caller.agentId };
+}
+
+const DecisionAudit = builder.objectRef<DecisionForAudit>('DecisionAudit').implement({
+  description: 'A trading decision, everything it links and the context as of its createdAt (T3).',
+  fields: (t) => ({
+    decision: t.prismaField({
+      type: 'Memory',
+      resolve: (query, audit, _args, ctx) =>
+        ctx.db.prisma.memory.findUniqueOrThrow({ ...query, where: { id: audit.id } }),
+    }),
+    linked: t.prismaField({
+      type: ['Memory'],
+      description: 'Every record the decision links, in link order (each once).',
+      resolve: async (query, audit, _args, ctx) => {
+        const rows = await ctx.db.prisma.memory.findMany({ ...query, where: { id: { in: audit.linkedIds } } });
+        const byId = new Map(rows.map((row) => [row.id, row]));
+        return audit.linkedIds.flatMap((id) => byId.get(id) ?? []);
+      },
+    }),
+    contexts: t.field({
+      type: [TradingContext],
+      description:
+        'One trading context per instrument the decision targets (in written order), as of its createdAt (C9); empty for an agent-wide decision.',
+      resolve: (audit, _args, ctx) =>
+        audit.instruments.map((instrument) =>
+          contextSource(ctx.db, { agentId: audit.agentId, instrument, at: audit.createdAt }),
+        ),
+    }),
+  }),
+});
+
+builder.queryField('decisionAudit', (t) =>
+  t.field({
+    type: DecisionAudit,
+    nullable: true,
+    description: 'T3: null when the id is not a trading_decision readable by this token.',
+    args: { decisionId: t.arg({ type: 'UUID', required: true }) },
+    resolve: (_root, { decisionId }, ctx) => findDecisionForAudit(ctx.db, decisionId, auditReadable(ctx)),
+  }),
+);

@@ -1,0 +1,342 @@
+// The trading context's reads (C1–C10, T3). One indexed statement selects the candidates (C1, the
+// latest of each group by index probes, C2), the pure decision in ../domain/trading-context.ts decides
+// status and projection (C2–C7), and one more statement fetches the research it chose to show (C4).
+import {
+  decideTradingContext,
+  type ContextCandidate,
+  type ContextStatus,
+  type CorrectionCandidate,
+  type CorrectionStatus,
+} from '../domain/trading-context.js';
+import type { MemoryScope, RunKind } from '../domain/types.js';
+import type { Database } from './db.js';
+import { Prisma } from './generated/prisma/client.js';
+
+export const TRADING_DECISION = 'trading_decision';
+export const AGENT_LEARNINGS = 'agent_learnings';
+/** C10: at most this many learnings are listed. */
+export const LEARNINGS_LIMIT = 20;
+
+export interface ContextQuery {
+  agentId: string;
+  instrument: string;
+  /** C9: the instant the context is reconstructed for. */
+  at: Date;
+}
+
+/** The run that wrote a record; the same shape as the GraphQL `Provenance`. */
+export interface ContextProvenance {
+  runId: string;
+  producerId: string;
+  producerName: string;
+  kind: RunKind;
+  schedule: string | null;
+  evidenceBoundary: Date | null;
+  runStatus: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
+}
+
+/** C4: the complete research of a FRESH entry or correction. */
+export interface ContextResearch {
+  content: string;
+  metadata: unknown;
+  timeframe: string | null;
+  instruments: string[];
+  links: { linkType: string; targetMemoryId: string }[];
+}
+
+export interface ContextEntryView {
+  memoryId: string;
+  type: string;
+  scope: MemoryScope;
+  status: ContextStatus;
+  provenance: ContextProvenance;
+  createdAt: Date;
+  expiresAt: Date | null;
+  expiryPolicy: string | null;
+  research: ContextResearch | null;
+}
+
+export interface ContextCorrectionView {
+  memoryId: string;
+  type: string;
+  scope: MemoryScope;
+  status: CorrectionStatus;
+  correctionTargetIds: string[];
+  provenance: ContextProvenance;
+  createdAt: Date;
+  /** C7: min(own expiry, latest expiry among its current originals). */
+  expiresAt: Date | null;
+  research: ContextResearch | null;
+}
+
+export interface TradingContextView {
+  entries: ContextEntryView[];
+  corrections: ContextCorrectionView[];
+}
+
+/** One row of the candidate statement: a kept entry (C2) or a correction candidate (C6). */
+interface CandidateRow {
+  id: string;
+  producerId: string;
+  type: string;
+  scope: MemoryScope;
+  createdAt: Date;
+  expiresAt: Date | null;
+  expiryPolicy: string | null;
+  isCorrection: boolean;
+  runId: string;
+  runKind: RunKind;
+  schedule: string | null;
+  evidenceBoundary: Date | null;
+  runStatus: ContextProvenance['runStatus'];
+  producerName: string;
+  /** Entries only: the producer's enablement at `at` (null: no change recorded yet ⇒ enabled). */
+  enabled: boolean | null;
+  /** Corrections only: the targets of its `corrects` links. */
+  correctionTargetIds: string[] | null;
+}
+
+interface ResearchRow {
+  id: string;
+  content: string;
+  metadata: unknown;
+  timeframe: string | null;
+  instruments: string[];
+  linkTypes: string[];
+  linkTargets: string[];
+}
+
+type EntryCandidate = ContextCandidate & { row: CandidateRow };
+type CorrectionRowCandidate = CorrectionCandidate & { row: CandidateRow };
+
+/**
+ * C1 + C2 + C6 candidates in one statement. Kept entries: for each (producer, type) group — found by a
+ * recursive skip scan over the context index, one probe per group — the latest non-correction
+ * record created at or before `at` (instrument-targeting ones from MemoryTarget, agent-wide ones from
+ * Memory). Corrections: every Analysis correction of the same scope/instrument filter (grouping by
+ * target set is the domain's, C6). Each row carries its provenance; entries carry their producer's
+ * enablement at `at` (C3, C9), corrections their `corrects` targets.
+ */
+function candidatesStatement({ agentId, instrument, at }: ContextQuery): Prisma.Sql {
+  return Prisma.sql`
+    WITH RECURSIVE
+    instrument_group AS (
+      (SELECT t."producerId", t.type FROM "MemoryTarget" t
+        WHERE t."agentId" = ${agentId}::uuid AND t."instrumentId" = ${instrument}
+          AND t."runKind" = 'ANALYSIS' AND t."isCorrection" = false
+        ORDER BY t."producerId", t.type LIMIT 1)
+      UNION ALL
+      SELECT nxt."producerId", nxt.type FROM instrument_group g CROSS JOIN LATERAL (
+        SELECT t."producerId", t.type FROM "MemoryTarget" t
+         WHERE t."agentId" = ${agentId}::uuid AND t."instrumentId" = ${instrument}
+           AND t."runKind" = 'ANALYSIS' AND t."isCorrection" = false
+           AND (t."producerId", t.type) > (g."producerId", g.type)
+         ORDER BY t."producerId", t.type LIMIT 1) nxt
+    ),
+    agent_group AS (
+      (SELECT m."producerId", m.type FROM "Memory" m
+        WHERE m."agentId" = ${agentId}::uuid AND m."runKind" = 'ANALYSIS' AND m.scope = 'AGENT'
+          AND m."isCorrection" = false
+        ORDER BY m."producerId", m.type LIMIT 1)
+      UNION ALL
+      SELECT nxt."producerId", nxt.type FROM agent_group g CROSS JOIN LATERAL (
+        SELECT m."producerId", m.type FROM "Memory" m
+         WHERE m."agentId" = ${agentId}::uuid AND m."runKind" = 'ANALYSIS' AND m.scope = 'AGENT'
+           AND m."isCorrection" = false AND (m."producerId", m.type) > (g."producerId", g.type)
+         ORDER BY m."producerId", m.type LIMIT 1) nxt
+    ),
+    picked AS (
+      SELECT latest.id, false AS "isCorrection" FROM instrument_group g CROSS JOIN LATERAL (
+        SELECT t."memoryId" AS id FROM "MemoryTarget" t
+         WHERE t."agentId" = ${agentId}::uuid AND t."instrumentId" = ${instrument}
+           AND t."runKind" = 'ANALYSIS' AND t."isCorrection" = false
+           AND t."producerId" = g."producerId" AND t.type = g.type AND t."createdAt" <= ${at}
+         ORDER BY t."createdAt" DESC, t."memoryId" DESC LIMIT 1) latest
+      UNION ALL
+      SELECT latest.id, false FROM agent_group g CROSS JOIN LATERAL (
+        SELECT m.id FROM "Memory" m
+         WHERE m."agentId" = ${agentId}::uuid AND m."runKind" = 'ANALYSIS' AND m.scope = 'AGENT'
+           AND m."isCorrection" = false AND m."producerId" = g."producerId" AND m.type = g.type
+           AND m."createdAt" <= ${at}
+         ORDER BY m."createdAt" DESC, m.id DESC LIMIT 1) latest
+      UNION ALL
+      SELECT t."memoryId", true FROM "MemoryTarget" t
+       WHERE t."agentId" = ${agentId}::uuid AND t."instrumentId" = ${instrument}
+         AND t."runKind" = 'ANALYSIS' AND t."isCorrection" = true AND t."createdAt" <= ${at}
+      UNION ALL
+      SELECT m.id, true FROM "Memory" m
+       WHERE m."agentId" = ${agentId}::uuid AND m."runKind" = 'ANALYSIS' AND m.scope = 'AGENT'
+         AND m."isCorrection" = true AND m."createdAt" <= ${at}
+    )
+    SELECT m.id, m."producerId", m.type, m.scope, m."createdAt", m."expiresAt", m."expiryPolicy", p."isCorrection",
+           r.id AS "runId", r.kind AS "runKind", r.schedule, r."evidenceBoundary", r.status AS "runStatus",
+           pr.name AS "producerName",
+           CASE WHEN NOT p."isCorrection" THEN (
+             -- C3/C9: the latest change at or before at; equal instants ⇒ prefer the producer's current state.
+             SELECT e.enabled FROM "ProducerEnablement" e
+              WHERE e."producerId" = m."producerId" AND e."changedAt" <= ${at}
+              ORDER BY e."changedAt" DESC, (e.enabled = pr.enabled) DESC LIMIT 1)
+           END AS enabled,
+           CASE WHEN p."isCorrection" THEN ARRAY(
+             SELECT l."targetMemoryId" FROM "MemoryLink" l
+              WHERE l."memoryId" = m.id AND l."linkType" = 'corrects' ORDER BY l.position)
+           END AS "correctionTargetIds"
+      FROM picked p
+      JOIN "Memory" m ON m.id = p.id
+      JOIN "Run" r ON r.id = m."sourceRunId"
+      JOIN "Producer" pr ON pr.id = m."producerId"`;
+}
+
+/** C4: content, metadata, timeframe, targets and links of the records shown FRESH, in one statement. */
+async function loadResearch(db: Database, ids: string[]): Promise<Map<string, ContextResearch>> {
+  const research = new Map<string, ContextResearch>();
+  if (ids.length === 0) return research;
+  const rows = await db.prisma.$queryRaw<ResearchRow[]>`
+    SELECT m.id, m.content, m.metadata, m.timeframe,
+           ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."memoryId" = m.id ORDER BY t.position)
+             AS instruments,
+           ARRAY(SELECT l."linkType" FROM "MemoryLink" l WHERE l."memoryId" = m.id ORDER BY l.position)
+             AS "linkTypes",
+           ARRAY(SELECT l."targetMemoryId" FROM "MemoryLink" l WHERE l."memoryId" = m.id ORDER BY l.position)
+             AS "linkTargets"
+      FROM "Memory" m
+     WHERE m.id = ANY(${ids}::uuid[])`;
+  for (const row of rows) {
+    research.set(row.id, {
+      content: row.content,
+      metadata: row.metadata,
+      timeframe: row.timeframe,
+      instruments: row.instruments,
+      links: row.linkTypes.map((linkType, i) => ({ linkType, targetMemoryId: row.linkTargets[i]! })),
+    });
+  }
+  return research;
+}
+
+function provenanceOf(row: CandidateRow): ContextProvenance {
+  return {
+    runId: row.runId,
+    producerId: row.producerId,
+    producerName: row.producerName,
+    kind: row.runKind,
+    schedule: row.schedule,
+    evidenceBoundary: row.evidenceBoundary,
+    runStatus: row.runStatus,
+  };
+}
+
+/** The trading context of one agent for one instrument as of `at` (C1–C9); learnings are separate (C10). */
+export async function loadTradingContext(db: Database, query: ContextQuery): Promise<TradingContextView> {
+  const rows = await db.prisma.$queryRaw<CandidateRow[]>(candidatesStatement(query));
+  const candidates: EntryCandidate[] = [];
+  const corrections: CorrectionRowCandidate[] = [];
+  const enabled = new Map<string, boolean>();
+  for (const row of rows) {
+    const base = {
+      id: row.id,
+      producerId: row.producerId,
+      type: row.type,
+      scope: row.scope,
+      createdAt: row.createdAt,
+      expiresAt: row.expiresAt,
+      row,
+    };
+    if (row.isCorrection) {
+      corrections.push({ ...base, correctionTargetIds: row.correctionTargetIds ?? [] });
+    } else {
+      candidates.push(base);
+      // No recorded change at `at` means the producer did not exist yet (legacy history): enabled.
+      enabled.set(row.producerId, row.enabled ?? true);
+    }
+  }
+
+  const decided = decideTradingContext({
+    at: query.at,
+    candidates,
+    corrections,
+    enabledAt: (producerId) => enabled.get(producerId) ?? true,
+  });
+
+  const shown = [
+    ...decided.entries.filter((e) => e.withResearch).map((e) => e.record.id),
+    ...decided.corrections.filter((c) => c.withResearch).map((c) => c.record.id),
+  ];
+  const research = await loadResearch(db, shown);
+  const researchOf = (id: string, withResearch: boolean): ContextResearch | null =>
+    withResearch ? (research.get(id) ?? null) : null;
+
+  return {
+    entries: decided.entries.map(({ record, status, withResearch }) => ({
+      memoryId: record.id,
+      type: record.type,
+      scope: record.scope,
+      status,
+      provenance: provenanceOf(record.row),
+      createdAt: record.createdAt,
+      expiresAt: record.expiresAt,
+      expiryPolicy: record.row.expiryPolicy,
+      research: researchOf(record.id, withResearch),
+    })),
+    corrections: decided.corrections.map(({ record, status, expiresAt, correctionTargetIds, withResearch }) => ({
+      memoryId: record.id,
+      type: record.type,
+      scope: record.scope,
+      status,
+      correctionTargetIds,
+      provenance: provenanceOf(record.row),
+      createdAt: record.createdAt,
+      expiresAt,
+      research: researchOf(record.id, withResearch),
+    })),
+  };
+}
+
+/** C10: the agent's learnings (any writer kind), agent-wide or targeting the instrument, as of `at`, newest first. */
+export function learningsQuery({ agentId, instrument, at }: ContextQuery) {
+  return {
+    where: {
+      agentId,
+      type: AGENT_LEARNINGS,
+      createdAt: { lte: at },
+      OR: [{ scope: 'AGENT' as const }, { targets: { some: { instrumentId: instrument } } }],
+    },
+    orderBy: [{ createdAt: 'desc' as const }, { id: 'desc' as const }],
+    take: LEARNINGS_LIMIT,
+  } satisfies Prisma.MemoryFindManyArgs;
+}
+
+/** T3: what an audit needs to know about a decision; null when it is not a readable trading_decision. */
+export interface DecisionForAudit {
+  id: string;
+  agentId: string;
+  createdAt: Date;
+  /** The instruments the decision targets, in written order (none for an agent-wide decision). */
+  instruments: string[];
+  /** Every record the decision links, in link order, each once. */
+  linkedIds: string[];
+}
+
+export async function findDecisionForAudit(
+  db: Database,
+  decisionId: string,
+  readable: { agentId?: string },
+): Promise<DecisionForAudit | null> {
+  const decision = await db.prisma.memory.findFirst({
+    where: { id: decisionId, type: TRADING_DECISION, ...readable },
+    select: {
+      id: true,
+      agentId: true,
+      createdAt: true,
+      targets: { select: { instrumentId: true }, orderBy: { position: 'asc' } },
+      links: { select: { targetMemoryId: true }, orderBy: { position: 'asc' } },
+    },
+  });
+  if (!decision) return null;
+  return {
+    id: decision.id,
+    agentId: decision.agentId,
+    createdAt: decision.createdAt,
+    instruments: decision.targets.map((t) => t.instrumentId),
+    linkedIds: [...new Set(decision.links.map((l) => l.targetMemoryId))],
+  };
+}

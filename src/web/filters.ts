@@ -1,0 +1,80 @@
+// The operator's filter (types + time) and how it becomes the API's MemoryFilter / TimeWindowInput (B2, B3).
+import type { MemoryFilter, RollingWindow, TimeWindowInput } from './queries.js';
+
+export type TimeFilter =
+  | { kind: 'all' }
+  | { kind: 'rolling'; rolling: RollingWindow }
+  | { kind: 'range'; fromDate: string; toDate: string };
+
+export interface BrowseFilter {
+  /** Empty ⇒ every type. */
+  types: string[];
+  time: TimeFilter;
+}
+
+export const ROLLING_OPTIONS: { value: RollingWindow; label: string }[] = [
+  { value: 'LAST_1H', label: '1h' },
+  { value: 'LAST_6H', label: '6h' },
+  { value: 'LAST_24H', label: '24h' },
+];
+
+/** The browser's IANA zone, sent with every window so local days are the operator's days (B3). */
+export function browserTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
+
+export function toWindowInput(time: TimeFilter, timeZone: string): TimeWindowInput | undefined {
+  switch (time.kind) {
+    case 'all':
+      return undefined;
+    case 'rolling':
+      return { rolling: time.rolling, timeZone };
+    case 'range':
+      return { fromDate: time.fromDate, toDate: time.toDate, timeZone };
+  }
+}
+
+export function toMemoryFilter(filter: BrowseFilter, timeZone: string): MemoryFilter {
+  const window = toWindowInput(filter.time, timeZone);
+  return {
+    ...(filter.types.length ? { types: [...filter.types].sort() } : {}),
+    ...(window ? { window } : {}),
+  };
+}
+
+/** Identity of a filter: a change of key means a new first page and a new subscription. */
+export function filterKey(filter: BrowseFilter, timeZone: string): string {
+  return JSON.stringify(toMemoryFilter(filter, timeZone));
+}
+
+const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The local calendar date (YYYY-MM-DD) of an instant in the browser's zone. */
+export function localDate(at: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}`;
+}
+
+/** Checks a custom range as typed; `toDate` empty ⇒ the single day `fromDate`. */
+export function parseDateRange(
+  fromDate: string,
+  toDate: string,
+): { ok: true; time: TimeFilter } | { ok: false; message: string } {
+  if (!DATE_PATTERN.test(fromDate)) return { ok: false, message: 'Choose a start date.' };
+  const to = toDate === '' ? fromDate : toDate;
+  if (!DATE_PATTERN.test(to)) return { ok: false, message: 'The end date is not a valid date.' };
+  // ISO dates compare as strings.
+  if (to < fromDate) return { ok: false, message: 'The end date must not be before the start date.' };
+  return { ok: true, time: { kind: 'range', fromDate, toDate: to } };
+}
+
+export function describeTimeFilter(time: TimeFilter): string {
+  switch (time.kind) {
+    case 'all':
+      return 'All time';
+    case 'rolling':
+      return `Last ${ROLLING_OPTIONS.find((option) => option.value === time.rolling)?.label ?? time.rolling}`;
+    case 'range':
+      return time.fromDate === time.toDate ? time.fromDate : `${time.fromDate} – ${time.toDate}`;
+  }
+}

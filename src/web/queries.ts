@@ -1,0 +1,126 @@
+// The operations the Memories tab sends, with the shapes they return (names fixed by the API contract).
+
+export type RollingWindow = 'LAST_1H' | 'LAST_6H' | 'LAST_24H';
+
+export interface TimeWindowInput {
+  rolling?: RollingWindow;
+  fromDate?: string;
+  toDate?: string;
+  timeZone: string;
+}
+
+export interface MemoryFilter {
+  types?: string[];
+  window?: TimeWindowInput;
+}
+
+export interface Provenance {
+  runId: string;
+  producerId: string;
+  producerName: string;
+  kind: 'ANALYSIS' | 'TRADING' | 'REVIEW';
+  schedule: string | null;
+  evidenceBoundary: string | null;
+  runStatus: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
+}
+
+export interface MemoryLink {
+  linkType: string;
+  targetMemoryId: string;
+}
+
+export interface Memory {
+  id: string;
+  type: string;
+  scope: 'AGENT' | 'INSTRUMENTS';
+  instruments: string[];
+  content: string;
+  metadata: unknown;
+  timeframe: string | null;
+  createdAt: string;
+  expiresAt: string | null;
+  expiryPolicy: string | null;
+  freshness: 'FRESH' | 'STALE';
+  provenance: Provenance | null;
+  links: MemoryLink[];
+}
+
+export interface MemoryEdge {
+  cursor: string;
+  node: Memory;
+}
+
+export interface ResolvedWindow {
+  from: string;
+  to: string;
+}
+
+export interface MemoryConnection {
+  edges: MemoryEdge[];
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  window: ResolvedWindow | null;
+}
+
+export interface MemoryTypeCount {
+  type: string;
+  count: number;
+}
+
+export const PAGE_SIZE = 50;
+
+const MEMORY_FIELDS = `
+  id type scope instruments content metadata timeframe createdAt expiresAt expiryPolicy freshness
+  provenance { runId producerId producerName kind schedule evidenceBoundary runStatus }
+  links { linkType targetMemoryId }
+`;
+
+const CONNECTION_FIELDS = `
+  edges { cursor node { ${MEMORY_FIELDS} } }
+  pageInfo { hasNextPage endCursor }
+  window { from to }
+`;
+
+/** First page and the type list in one round trip (B1: the counts follow the same window). */
+export const FIRST_PAGE_QUERY = `
+  query MemoriesFirstPage($filter: MemoryFilter, $window: TimeWindowInput, $first: Int) {
+    memoryTypes(window: $window) { type count }
+    memories(filter: $filter, first: $first) { ${CONNECTION_FIELDS} }
+  }
+`;
+
+/** B4: the next page continues after the last cursor with the very same filter. */
+export const OLDER_PAGE_QUERY = `
+  query MemoriesOlderPage($filter: MemoryFilter, $first: Int, $after: String) {
+    memories(filter: $filter, first: $first, after: $after) { ${CONNECTION_FIELDS} }
+  }
+`;
+
+export const TYPE_COUNTS_QUERY = `
+  query MemoryTypeCounts($window: TimeWindowInput) {
+    memoryTypes(window: $window) { type count }
+  }
+`;
+
+/** B5/L2: resumes after the newest record shown, so nothing written meanwhile is missed. */
+export const MEMORY_ADDED_SUBSCRIPTION = `
+  subscription MemoryAdded($f: MemoryFilter, $after: String) {
+    memoryAdded(filter: $f, after: $after) { cursor node { ${MEMORY_FIELDS} } }
+  }
+`;
+
+export interface FirstPageResult {
+  memoryTypes: MemoryTypeCount[];
+  memories: MemoryConnection;
+}
+
+export interface OlderPageResult {
+  memories: MemoryConnection;
+}
+
+export interface TypeCountsResult {
+  memoryTypes: MemoryTypeCount[];
+}
+
+export interface MemoryAddedResult {
+  memoryAdded: MemoryEdge;
+}

@@ -1,0 +1,135 @@
+// Real live-update clients: graphql-ws over `ws`, and Server-Sent Events over fetch.
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+
+export const MEMORY_ADDED = `subscription($agentId: UUID, $filter: MemoryFilter, $after: String) {
+  memoryAdded(agentId: $agentId, filter: $filter, after: $after) { cursor node { id type content createdAt instruments } }
+}`;
+
+export interface Edge {
+  cursor: string;
+  node: { id: string; type: string; content: string; createdAt: string; instruments: string[] };
+}
+
+export interface LiveSubscription {
+  edges: Edge[];
+  errors: unknown[];
+  closed: Promise<void>;
+  /** Resolves once at least `count` edges arrived (rejects after `ms`). */
+  waitFor(count: number, ms?: number): Promise<Edge[]>;
+  stop(): Promise<void>;
+}
+
+export function wsClient(baseUrl: string, token: string | null, extra: { onClose?: (code: number) => void } = {}): Client {
+  return createClient({
+    url: `${baseUrl.replace(/^http/, 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: token ? { authorization: `Bearer ${token}` } : {},
+    retryAttempts: 0,
+    lazy: true,
+    on: { closed: (event) => extra.onClose?.((event as { code: number }).code) },
+  });
+}
+
+function collector(): LiveSubscription & { push(edge: Edge): void; fail(error: unknown): void; done(): void } {
+  const edges: Edge[] = [];
+  const errors: unknown[] = [];
+  const waiters: (() => void)[] = [];
+  let finish!: () => void;
+  const closed = new Promise<void>((resolve) => (finish = resolve));
+  const notify = () => waiters.splice(0).forEach((w) => w());
+  const self = {
+    edges,
+    errors,
+    closed,
+    push(edge: Edge) {
+      edges.push(edge);
+      notify();
+    },
+    fail(error: unknown) {
+      errors.push(error);
+      notify();
+      finish();
+    },
+    done() {
+      notify();
+      finish();
+    },
+    async waitFor(count: number, ms = 5000) {
+      const deadline = Date.now() + ms;
+      while (edges.length < count) {
+        if (errors.length) throw new Error(`subscription failed: ${JSON.stringify(errors)}`);
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`timed out with ${edges.length}/${count} edges`);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, left);
+          waiters.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+      }
+      return edges;
+    },
+    stop: async () => {},
+  };
+  return self;
+}
+
+export function subscribeWs(client: Client, variables: Record<string, unknown> = {}): LiveSubscription {
+  const sub = collector();
+  const unsubscribe = client.subscribe<{ memoryAdded: Edge }>(
+    { query: MEMORY_ADDED, variables },
+    {
+      next: (result) => {
+        if (result.errors?.length) sub.fail(result.errors);
+        else if (result.data) sub.push(result.data.memoryAdded);
+      },
+      error: (error) => sub.fail(error),
+      complete: () => sub.done(),
+    },
+  );
+  sub.stop = async () => unsubscribe();
+  return sub;
+}
+
+/** GraphQL over SSE (Yoga's default "distinct connections" mode) with a plain fetch. */
+export function subscribeSse(baseUrl: string, token: string, variables: Record<string, unknown> = {}): LiveSubscription {
+  const sub = collector();
+  const abort = new AbortController();
+  void (async () => {
+    try {
+      const response = await fetch(`${baseUrl}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ query: MEMORY_ADDED, variables }),
+        signal: abort.signal,
+      });
+      const decoder = new TextDecoder();
+      let buffer = '';
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let split;
+        while ((split = buffer.indexOf('\n\n')) >= 0) {
+          const message = buffer.slice(0, split);
+          buffer = buffer.slice(split + 2);
+          const data = message
+            .split('\n')
+            .filter((line) => line.startsWith('data:'))
+            .map((line) => line.slice(5).trim())
+            .join('\n');
+          if (!data) continue;
+          const payload = JSON.parse(data) as { data?: { memoryAdded: Edge }; errors?: unknown[] };
+          if (payload.errors?.length) sub.fail(payload.errors);
+          else if (payload.data) sub.push(payload.data.memoryAdded);
+        }
+      }
+      sub.done();
+    } catch (error) {
+      if (!abort.signal.aborted) sub.fail(error);
+      else sub.done();
+    }
+  })();
+  sub.stop = async () => abort.abort();
+  return sub;
+}
