@@ -18,8 +18,10 @@ import { openDatabase } from '../src/store/db.js';
 //     of the 30 × 8 × 20 groups exists and, at any instant, the 1d and 4h producers' records are
 //     mostly FRESH while the 5m–1h ones are mostly STALE: ≈ 838k records;
 //   - every hour one producer (rotating) publishes an AGENT-scoped `regime` / `macro_view`: 8,760;
-//   - every 50th slot a correction (`correction` / `erratum`, alternating) of that slot's first
-//     record, every 250th of its first two records: ≈ 2,100;
+//   - every 49th slot a correction (`correction` / `erratum`, alternating) of that slot's first
+//     record, every 245th of its first two (49 is coprime with the 600-slot cycle, so corrections
+//     reach every producer and instrument): ≈ 2,100; every 97th hour an agent-wide correction of
+//     that hour's AGENT record: ≈ 90;
 //   - every hour a Trading run writes one `trading_decision` per instrument, each `considered`-linking
 //     two Analysis records: 175,200;
 //   - every day a Review run writes a `review` and an `agent_learnings` (agent-wide on even days,
@@ -105,23 +107,23 @@ function datasetSql(): string[] {
        SELECT ${uuid(`'bench-mem-0-' || s || '-' || k`)}, 0, ${inst}[i], ${mainAgent}, ${uuid(`'bench-prod-0-' || p`)}, 'ANALYSIS'::"RunKind",
               ${types}[k + 1], false, created
        FROM bench_slot, generate_series(0, 7) k`,
-    // Corrections: every 50th slot corrects its first record (every 250th its first two), a minute later.
+    // Corrections: every 49th slot corrects its first record (every 245th its first two), a minute later.
     `INSERT INTO "Memory" (id, "agentId", type, scope, content, metadata, timeframe, "sourceRunId", "producerId", "runKind",
                            "isCorrection", "createdAt", "expiresAt", "expiryPolicy")
-       SELECT ${uuid(`'bench-corr-0-' || s`)}, ${mainAgent}, CASE WHEN (s / 50) % 2 = 0 THEN 'correction' ELSE 'erratum' END, 'INSTRUMENTS'::"MemoryScope",
+       SELECT ${uuid(`'bench-corr-0-' || s`)}, ${mainAgent}, CASE WHEN (s / 49) % 2 = 0 THEN 'correction' ELSE 'erratum' END, 'INSTRUMENTS'::"MemoryScope",
               'Correction: the ' || ${inst}[i] || ' reading above used a stale order book. ' || repeat(md5(s::text), 2),
               json_build_object('stale_after', to_char((boundary + iv * 2 * interval '1 second') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
                                 'expiry_policy', 'analysis_schedule_v2'),
               ${sched('p')}, ${uuid(`'bench-run-0-' || s`)}, ${uuid(`'bench-prod-0-' || p`)}, 'ANALYSIS'::"RunKind", true,
               created + interval '1 minute', boundary + iv * 2 * interval '1 second', 'analysis_schedule_v2'
-       FROM bench_slot WHERE s % 50 = 25`,
+       FROM bench_slot WHERE s % 49 = 24`,
     `INSERT INTO "MemoryTarget" ("memoryId", position, "instrumentId", "agentId", "producerId", "runKind", type, "isCorrection", "createdAt")
        SELECT ${uuid(`'bench-corr-0-' || s`)}, 0, ${inst}[i], ${mainAgent}, ${uuid(`'bench-prod-0-' || p`)}, 'ANALYSIS'::"RunKind",
-              CASE WHEN (s / 50) % 2 = 0 THEN 'correction' ELSE 'erratum' END, true, created + interval '1 minute'
-       FROM bench_slot WHERE s % 50 = 25`,
+              CASE WHEN (s / 49) % 2 = 0 THEN 'correction' ELSE 'erratum' END, true, created + interval '1 minute'
+       FROM bench_slot WHERE s % 49 = 24`,
     `INSERT INTO "MemoryLink" ("memoryId", position, "targetMemoryId", "linkType")
        SELECT ${uuid(`'bench-corr-0-' || s`)}, k, ${uuid(`'bench-mem-0-' || s || '-' || k`)}, 'corrects'
-       FROM bench_slot, generate_series(0, 1) k WHERE s % 50 = 25 AND (k = 0 OR s % 250 = 25)`,
+       FROM bench_slot, generate_series(0, 1) k WHERE s % 49 = 24 AND (k = 0 OR s % 245 = 24)`,
     // Hourly AGENT-scoped research, rotating over the producers.
     `CREATE TEMP TABLE bench_hour ON COMMIT DROP AS
        SELECT h, h % 30 AS p, ${start} + h * interval '1 hour' AS ts,
@@ -145,6 +147,18 @@ function datasetSql(): string[] {
               ${sched('p')}, ${uuid(`'bench-run-0-agent-' || h`)}, ${uuid(`'bench-prod-0-' || p`)}, 'ANALYSIS'::"RunKind", false,
               ts + interval '2 minutes', boundary + iv * 2 * interval '1 second', 'analysis_schedule_v2'
        FROM bench_hour WHERE ${enabled('p', 'h * 12')}`,
+    `INSERT INTO "Memory" (id, "agentId", type, scope, content, metadata, timeframe, "sourceRunId", "producerId", "runKind",
+                           "isCorrection", "createdAt", "expiresAt", "expiryPolicy")
+       SELECT ${uuid(`'bench-agentcorr-0-' || h`)}, ${mainAgent}, 'correction', 'AGENT'::"MemoryScope",
+              'Correction of the market-wide view: ' || repeat(md5(h::text), 2),
+              json_build_object('stale_after', to_char((boundary + iv * 2 * interval '1 second') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                                'expiry_policy', 'analysis_schedule_v2'),
+              ${sched('p')}, ${uuid(`'bench-run-0-agent-' || h`)}, ${uuid(`'bench-prod-0-' || p`)}, 'ANALYSIS'::"RunKind", true,
+              ts + interval '4 minutes', boundary + iv * 2 * interval '1 second', 'analysis_schedule_v2'
+       FROM bench_hour WHERE h % 97 = 50 AND ${enabled('p', 'h * 12')}`,
+    `INSERT INTO "MemoryLink" ("memoryId", position, "targetMemoryId", "linkType")
+       SELECT ${uuid(`'bench-agentcorr-0-' || h`)}, 0, ${uuid(`'bench-agentmem-0-' || h`)}, 'corrects'
+       FROM bench_hour WHERE h % 97 = 50 AND ${enabled('p', 'h * 12')}`,
     // Trading decisions: one per instrument per hour, considering two records of the hour's first slot
     // (slot 12h belongs to producer 12h mod 30 ∈ {0, 6, 12, 18, 24}, never disabled).
     `INSERT INTO "Memory" (id, "agentId", type, scope, content, metadata, timeframe, "sourceRunId", "producerId", "runKind",
@@ -221,7 +235,9 @@ async function ensureDataset(pool: pg.Pool, log: (line: string) => void): Promis
     for (const [index, sql] of datasetSql().entries()) {
       const started = performance.now();
       const result = await client.query(sql);
-      log(`  load step ${index}: ${result.rowCount ?? 0} rows in ${Math.round(performance.now() - started)} ms`);
+      log(
+        `  load step ${index}: ${result.rowCount ?? 0} rows in ${Math.round(performance.now() - started)} ms`,
+      );
     }
     await client.query('COMMIT');
   } catch (error) {

@@ -43,7 +43,12 @@ export interface RunningService {
 export async function startService(databaseUrl: string, poolSize = 20): Promise<RunningService> {
   const db = await openDatabase({ databaseUrl, dataDir: '', poolSize });
   const events = createMemoryEvents();
-  const server = createServer({ db, events, adminToken: BENCH_ADMIN_TOKEN, logger: pino({ level: 'silent' }) });
+  const server = createServer({
+    db,
+    events,
+    adminToken: BENCH_ADMIN_TOKEN,
+    logger: pino({ level: 'silent' }),
+  });
   const address = await server.listen(0, '127.0.0.1');
   return {
     db,
@@ -58,8 +63,15 @@ export async function startService(databaseUrl: string, poolSize = 20): Promise<
   };
 }
 
-export async function gqlRequest<T>(url: string, token: string, query: string, variables: Record<string, unknown>): Promise<T> {
-  const { json } = (await postJson(`${url}/graphql`, { query, variables }, token)) as { json: { data?: T; errors?: unknown[] } };
+export async function gqlRequest<T>(
+  url: string,
+  token: string,
+  query: string,
+  variables: Record<string, unknown>,
+): Promise<T> {
+  const { json } = (await postJson(`${url}/graphql`, { query, variables }, token)) as {
+    json: { data?: T; errors?: unknown[] };
+  };
   if (json.errors?.length) throw new Error(JSON.stringify(json.errors));
   return json.data as T;
 }
@@ -96,7 +108,9 @@ export async function startServiceProcess(
   env: Record<string, string> = {},
 ): Promise<{ url: string; child: ChildProcess; close(): Promise<void> }> {
   // BENCH_PROFILE=<dir> writes a CPU profile of the service there.
-  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const profile = process.env.BENCH_PROFILE
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+    : [];
   const child = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(repoRoot, 'src/main.ts')], {
     cwd: repoRoot,
     env: {

@@ -2,7 +2,14 @@
 // same inserts (record + targets + links in one transaction) as raw SQL through `pg`.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { BENCH_ADMIN_TOKEN, benchDatabase, closedLoop, gqlRequest, percentile, startServiceProcess } from './support.js';
+import {
+  BENCH_ADMIN_TOKEN,
+  benchDatabase,
+  closedLoop,
+  gqlRequest,
+  percentile,
+  startServiceProcess,
+} from './support.js';
 
 const CLIENTS = 16;
 
@@ -16,10 +23,16 @@ export async function runWriteBench(options: { databaseUrl: string; seconds: num
   const admin = <T>(query: string, variables: Record<string, unknown> = {}) =>
     gqlRequest<T>(service.url, BENCH_ADMIN_TOKEN, query, variables);
   try {
-    for (const id of ['BTC', 'ETH']) await admin(`mutation { upsertInstrument(input: { id: "${id}" }) { id } }`);
-    const { createAgent } = await admin<{ createAgent: { id: string } }>('mutation { createAgent(input: { name: "bench" }) { id } }');
+    for (const id of ['BTC', 'ETH'])
+      await admin(`mutation { upsertInstrument(input: { id: "${id}" }) { id } }`);
+    const { createAgent } = await admin<{ createAgent: { id: string } }>(
+      'mutation { createAgent(input: { name: "bench" }) { id } }',
+    );
     const agentId = createAgent.id;
-    await admin('mutation($a: UUID!) { setAgentInstruments(agentId: $a, instrumentIds: ["BTC", "ETH"]) { id } }', { a: agentId });
+    await admin(
+      'mutation($a: UUID!) { setAgentInstruments(agentId: $a, instrumentIds: ["BTC", "ETH"]) { id } }',
+      { a: agentId },
+    );
     const { createProducer } = await admin<{ createProducer: { id: string } }>(
       'mutation($a: UUID!) { createProducer(input: { agentId: $a, kind: ANALYSIS, name: "bench", schedule: null }) { id } }',
       { a: agentId },
@@ -36,9 +49,14 @@ export async function runWriteBench(options: { databaseUrl: string; seconds: num
     }
     const seedIds: string[] = [];
     for (let i = 0; i < 2; i++) {
-      const result = await gqlRequest<{ createMemory: { memory: { id: string } } }>(service.url, tokens[0]!, CREATE, {
-        input: { type: 'seed', scope: 'AGENT', content: 'seed' },
-      });
+      const result = await gqlRequest<{ createMemory: { memory: { id: string } } }>(
+        service.url,
+        tokens[0]!,
+        CREATE,
+        {
+          input: { type: 'seed', scope: 'AGENT', content: 'seed' },
+        },
+      );
       seedIds.push(result.createMemory.memory.id);
     }
     const input = {
@@ -53,7 +71,12 @@ export async function runWriteBench(options: { databaseUrl: string; seconds: num
 
     // Warm up both paths, then measure each for the same duration.
     const graphqlOp = async (client: number) => {
-      const result = await gqlRequest<{ createMemory: { __typename: string } }>(service.url, tokens[client]!, CREATE, { input });
+      const result = await gqlRequest<{ createMemory: { __typename: string } }>(
+        service.url,
+        tokens[client]!,
+        CREATE,
+        { input },
+      );
       if (result.createMemory.__typename !== 'CreateMemorySuccess') throw new Error(JSON.stringify(result));
     };
     const pool = new pg.Pool({ connectionString: url, max: CLIENTS });
@@ -66,7 +89,18 @@ export async function runWriteBench(options: { databaseUrl: string; seconds: num
         await client.query(
           `INSERT INTO "Memory" (id, "agentId", type, scope, content, metadata, timeframe, "sourceRunId", "producerId", "runKind", "isCorrection", "createdAt", "expiresAt", "expiryPolicy")
            VALUES ($1, $2, $3, 'INSTRUMENTS', $4, $5, $6, $7, $8, 'ANALYSIS', false, $9, $10, 'analysis_schedule_v2')`,
-          [id, agentId, input.type, input.content, JSON.stringify(input.metadata), input.timeframe, runId, createProducer.id, now, new Date(now.getTime() + 1_800_000)],
+          [
+            id,
+            agentId,
+            input.type,
+            input.content,
+            JSON.stringify(input.metadata),
+            input.timeframe,
+            runId,
+            createProducer.id,
+            now,
+            new Date(now.getTime() + 1_800_000),
+          ],
         );
         await client.query(
           `INSERT INTO "MemoryTarget" ("memoryId", position, "instrumentId", "agentId", "producerId", "runKind", type, "isCorrection", "createdAt")

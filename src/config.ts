@@ -67,7 +67,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     adminToken,
     adminTokenGenerated,
     redisUrl: merged.REDIS_URL || undefined,
-    demo: (merged.DEMO ?? (databaseUrl ? '0' : '1')) === '1',
+    demo: (merged.DEMO || (databaseUrl ? '0' : '1')) === '1',
     logLevel: merged.LOG_LEVEL || 'info',
     maxConnectionsPerToken: Number(merged.MAX_CONNECTIONS_PER_TOKEN || 20),
   };

@@ -13,7 +13,9 @@ const REMEMBERED_IDS = 10_000;
 
 export class SlowConsumerError extends Error {
   constructor() {
-    super(`slow consumer: more than ${MAX_PENDING_EVENTS} undelivered records; resubscribe with after=<last cursor>`);
+    super(
+      `slow consumer: more than ${MAX_PENDING_EVENTS} undelivered records; resubscribe with after=<last cursor>`,
+    );
   }
 }
 

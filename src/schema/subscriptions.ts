@@ -28,7 +28,13 @@ builder.subscriptionField('memoryAdded', (t) =>
         if (!parsed) throw badInput('after is not a cursor returned by this API', 'after');
         after = parsed.position;
       }
-      for await (const record of memoryAddedStream({ db: ctx.db, events: ctx.events, agentId, filter, after })) {
+      for await (const record of memoryAddedStream({
+        db: ctx.db,
+        events: ctx.events,
+        agentId,
+        filter,
+        after,
+      })) {
         const node = await ctx.db.prisma.memory.findUnique({ where: { id: record.id } });
         if (node) yield { cursor: encodeCursor({ createdAt: node.createdAt, id: node.id }), node };
       }

@@ -113,7 +113,8 @@ const TradingContext = builder.objectRef<TradingContextSource>('TradingContext')
     }),
     learnings: t.prismaField({
       type: ['Memory'],
-      description: 'The agent’s agent_learnings, agent-wide or for this instrument, newest first, at most 20 (C10).',
+      description:
+        'The agent’s agent_learnings, agent-wide or for this instrument, newest first, at most 20 (C10).',
       resolve: (query, context, _args, ctx) =>
         ctx.db.prisma.memory.findMany({ ...query, ...learningsQuery(context) }),
     }),
@@ -124,11 +125,11 @@ builder.queryField('tradingContext', (t) =>
   t.field({
     type: TradingContext,
     description:
-      'The trading context of one agent for one instrument (C1–C10). Run and operator tokens imply their agent; admin passes agentId.',
+      'The trading context of one agent for one instrument as of `at` (default now; C1–C10). Run and operator tokens imply their agent; admin passes agentId.',
     args: {
       agentId: t.arg({ type: 'UUID' }),
       instrument: t.arg.string({ required: true }),
-      at: t.arg({ type: 'DateTime', description: 'Reconstruct the context as of this instant (C9); default now.' }),
+      at: t.arg({ type: 'DateTime' }),
     },
     resolve: (_root, args, ctx) => {
       const agentId = agentForRead(ctx.caller, ctx.authFailure, args.agentId, 'context');
@@ -161,7 +162,10 @@ const DecisionAudit = builder.objectRef<DecisionForAudit>('DecisionAudit').imple
       type: ['Memory'],
       description: 'Every record the decision links, in link order (each once).',
       resolve: async (query, audit, _args, ctx) => {
-        const rows = await ctx.db.prisma.memory.findMany({ ...query, where: { id: { in: audit.linkedIds } } });
+        const rows = await ctx.db.prisma.memory.findMany({
+          ...query,
+          where: { id: { in: audit.linkedIds } },
+        });
         const byId = new Map(rows.map((row) => [row.id, row]));
         return audit.linkedIds.flatMap((id) => byId.get(id) ?? []);
       },

@@ -72,8 +72,13 @@ function makeDatabase(
 ): Database {
   const prisma = new PrismaClient({ adapter });
   const sql: Sql = pool
-    ? { query: async <T,>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as T[] }
-    : { query: async <T,>(text: string, params: unknown[] = []) => (await pglite!.query<T>(text, params)).rows };
+    ? {
+        query: async <T>(text: string, params: unknown[] = []) =>
+          (await pool.query(text, params)).rows as T[],
+      }
+    : {
+        query: async <T>(text: string, params: unknown[] = []) => (await pglite!.query<T>(text, params)).rows,
+      };
   let closed = false;
   return {
     kind,

@@ -118,7 +118,9 @@ SELECT id FROM m`;
 /** SQLSTATE 23505 from either driver: a unique index refused the row. */
 function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return code === '23505' || (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002');
+  return (
+    code === '23505' || (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002')
+  );
 }
 
 function throwShapeError(check: Exclude<ReturnType<typeof checkWriteShape>, { ok: true }>): never {

@@ -110,55 +110,60 @@ type EntryCandidate = ContextCandidate & { row: CandidateRow };
 type CorrectionRowCandidate = CorrectionCandidate & { row: CandidateRow };
 
 /**
- * C1 + C2 + C6 candidates in one statement. Kept entries: for each (producer, type) group — found by a
- * recursive skip scan over the context index, one probe per group — the latest non-correction
- * record created at or before `at` (instrument-targeting ones from MemoryTarget, agent-wide ones from
- * Memory). Corrections: every Analysis correction of the same scope/instrument filter (grouping by
- * target set is the domain's, C6). Each row carries its provenance; entries carry their producer's
- * enablement at `at` (C3, C9), corrections their `corrects` targets.
+ * C1 + C2 + C6 candidates in one statement. Kept entries: a recursive skip scan over the context
+ * index visits each (producer, type) group once and reads its newest record; when that one was
+ * created after `at` (C9) a second probe finds the latest at or before `at` (instrument-targeting
+ * records from MemoryTarget, agent-wide ones from Memory). Corrections: every Analysis correction of
+ * the same scope/instrument filter created by `at` (grouping by target set is the domain's, C6).
+ * Each row carries its provenance; entries carry their producer's enablement at `at` (C3, C9),
+ * corrections their `corrects` targets.
  */
 function candidatesStatement({ agentId, instrument, at }: ContextQuery): Prisma.Sql {
   return Prisma.sql`
     WITH RECURSIVE
     instrument_group AS (
-      (SELECT t."producerId", t.type FROM "MemoryTarget" t
+      (SELECT t."producerId", t.type, t."createdAt", t."memoryId" AS id FROM "MemoryTarget" t
         WHERE t."agentId" = ${agentId}::uuid AND t."instrumentId" = ${instrument}
           AND t."runKind" = 'ANALYSIS' AND t."isCorrection" = false
-        ORDER BY t."producerId", t.type LIMIT 1)
+        ORDER BY t."producerId", t.type, t."createdAt" DESC, t."memoryId" DESC LIMIT 1)
       UNION ALL
-      SELECT nxt."producerId", nxt.type FROM instrument_group g CROSS JOIN LATERAL (
-        SELECT t."producerId", t.type FROM "MemoryTarget" t
+      SELECT nxt.* FROM instrument_group g CROSS JOIN LATERAL (
+        SELECT t."producerId", t.type, t."createdAt", t."memoryId" FROM "MemoryTarget" t
          WHERE t."agentId" = ${agentId}::uuid AND t."instrumentId" = ${instrument}
            AND t."runKind" = 'ANALYSIS' AND t."isCorrection" = false
            AND (t."producerId", t.type) > (g."producerId", g.type)
-         ORDER BY t."producerId", t.type LIMIT 1) nxt
+         ORDER BY t."producerId", t.type, t."createdAt" DESC, t."memoryId" DESC LIMIT 1) nxt
     ),
     agent_group AS (
-      (SELECT m."producerId", m.type FROM "Memory" m
+      (SELECT m."producerId", m.type, m."createdAt", m.id FROM "Memory" m
         WHERE m."agentId" = ${agentId}::uuid AND m."runKind" = 'ANALYSIS' AND m.scope = 'AGENT'
           AND m."isCorrection" = false
-        ORDER BY m."producerId", m.type LIMIT 1)
+        ORDER BY m."producerId", m.type, m."createdAt" DESC, m.id DESC LIMIT 1)
       UNION ALL
-      SELECT nxt."producerId", nxt.type FROM agent_group g CROSS JOIN LATERAL (
-        SELECT m."producerId", m.type FROM "Memory" m
+      SELECT nxt.* FROM agent_group g CROSS JOIN LATERAL (
+        SELECT m."producerId", m.type, m."createdAt", m.id FROM "Memory" m
          WHERE m."agentId" = ${agentId}::uuid AND m."runKind" = 'ANALYSIS' AND m.scope = 'AGENT'
            AND m."isCorrection" = false AND (m."producerId", m.type) > (g."producerId", g.type)
-         ORDER BY m."producerId", m.type LIMIT 1) nxt
+         ORDER BY m."producerId", m.type, m."createdAt" DESC, m.id DESC LIMIT 1) nxt
     ),
     picked AS (
-      SELECT latest.id, false AS "isCorrection" FROM instrument_group g CROSS JOIN LATERAL (
-        SELECT t."memoryId" AS id FROM "MemoryTarget" t
-         WHERE t."agentId" = ${agentId}::uuid AND t."instrumentId" = ${instrument}
-           AND t."runKind" = 'ANALYSIS' AND t."isCorrection" = false
-           AND t."producerId" = g."producerId" AND t.type = g.type AND t."createdAt" <= ${at}
-         ORDER BY t."createdAt" DESC, t."memoryId" DESC LIMIT 1) latest
+      SELECT CASE WHEN g."createdAt" <= ${at} THEN g.id ELSE (
+               SELECT t."memoryId" FROM "MemoryTarget" t
+                WHERE t."agentId" = ${agentId}::uuid AND t."instrumentId" = ${instrument}
+                  AND t."runKind" = 'ANALYSIS' AND t."isCorrection" = false
+                  AND t."producerId" = g."producerId" AND t.type = g.type AND t."createdAt" <= ${at}
+                ORDER BY t."createdAt" DESC, t."memoryId" DESC LIMIT 1)
+             END AS id, false AS "isCorrection"
+        FROM instrument_group g
       UNION ALL
-      SELECT latest.id, false FROM agent_group g CROSS JOIN LATERAL (
-        SELECT m.id FROM "Memory" m
-         WHERE m."agentId" = ${agentId}::uuid AND m."runKind" = 'ANALYSIS' AND m.scope = 'AGENT'
-           AND m."isCorrection" = false AND m."producerId" = g."producerId" AND m.type = g.type
-           AND m."createdAt" <= ${at}
-         ORDER BY m."createdAt" DESC, m.id DESC LIMIT 1) latest
+      SELECT CASE WHEN g."createdAt" <= ${at} THEN g.id ELSE (
+               SELECT m.id FROM "Memory" m
+                WHERE m."agentId" = ${agentId}::uuid AND m."runKind" = 'ANALYSIS' AND m.scope = 'AGENT'
+                  AND m."isCorrection" = false AND m."producerId" = g."producerId" AND m.type = g.type
+                  AND m."createdAt" <= ${at}
+                ORDER BY m."createdAt" DESC, m.id DESC LIMIT 1)
+             END, false
+        FROM agent_group g
       UNION ALL
       SELECT t."memoryId", true FROM "MemoryTarget" t
        WHERE t."agentId" = ${agentId}::uuid AND t."instrumentId" = ${instrument}
@@ -167,16 +172,19 @@ function candidatesStatement({ agentId, instrument, at }: ContextQuery): Prisma.
       SELECT m.id, true FROM "Memory" m
        WHERE m."agentId" = ${agentId}::uuid AND m."runKind" = 'ANALYSIS' AND m.scope = 'AGENT'
          AND m."isCorrection" = true AND m."createdAt" <= ${at}
+    ),
+    -- C3/C9: each producer's latest enablement change at or before at (equal instants ⇒ its current state).
+    producer AS MATERIALIZED (
+      SELECT pr.id, pr.name, (
+               SELECT e.enabled FROM "ProducerEnablement" e
+                WHERE e."producerId" = pr.id AND e."changedAt" <= ${at}
+                ORDER BY e."changedAt" DESC, (e.enabled = pr.enabled) DESC LIMIT 1) AS enabled
+        FROM "Producer" pr
+       WHERE pr."agentId" = ${agentId}::uuid
     )
     SELECT m.id, m."producerId", m.type, m.scope, m."createdAt", m."expiresAt", m."expiryPolicy", p."isCorrection",
            r.id AS "runId", r.kind AS "runKind", r.schedule, r."evidenceBoundary", r.status AS "runStatus",
-           pr.name AS "producerName",
-           CASE WHEN NOT p."isCorrection" THEN (
-             -- C3/C9: the latest change at or before at; equal instants ⇒ prefer the producer's current state.
-             SELECT e.enabled FROM "ProducerEnablement" e
-              WHERE e."producerId" = m."producerId" AND e."changedAt" <= ${at}
-              ORDER BY e."changedAt" DESC, (e.enabled = pr.enabled) DESC LIMIT 1)
-           END AS enabled,
+           pr.name AS "producerName", CASE WHEN NOT p."isCorrection" THEN pr.enabled END AS enabled,
            CASE WHEN p."isCorrection" THEN ARRAY(
              SELECT l."targetMemoryId" FROM "MemoryLink" l
               WHERE l."memoryId" = m.id AND l."linkType" = 'corrects' ORDER BY l.position)
@@ -184,7 +192,7 @@ function candidatesStatement({ agentId, instrument, at }: ContextQuery): Prisma.
       FROM picked p
       JOIN "Memory" m ON m.id = p.id
       JOIN "Run" r ON r.id = m."sourceRunId"
-      JOIN "Producer" pr ON pr.id = m."producerId"`;
+      JOIN producer pr ON pr.id = m."producerId"`;
 }
 
 /** C4: content, metadata, timeframe, targets and links of the records shown FRESH, in one statement. */
@@ -254,7 +262,7 @@ export async function loadTradingContext(db: Database, query: ContextQuery): Pro
     at: query.at,
     candidates,
     corrections,
-    enabledAt: (producerId) => enabled.get(producerId) ?? true,
+    enabledAt: () => true,
   });
 
   const shown = [
@@ -277,17 +285,19 @@ export async function loadTradingContext(db: Database, query: ContextQuery): Pro
       expiryPolicy: record.row.expiryPolicy,
       research: researchOf(record.id, withResearch),
     })),
-    corrections: decided.corrections.map(({ record, status, expiresAt, correctionTargetIds, withResearch }) => ({
-      memoryId: record.id,
-      type: record.type,
-      scope: record.scope,
-      status,
-      correctionTargetIds,
-      provenance: provenanceOf(record.row),
-      createdAt: record.createdAt,
-      expiresAt,
-      research: researchOf(record.id, withResearch),
-    })),
+    corrections: decided.corrections.map(
+      ({ record, status, expiresAt, correctionTargetIds, withResearch }) => ({
+        memoryId: record.id,
+        type: record.type,
+        scope: record.scope,
+        status,
+        correctionTargetIds,
+        provenance: provenanceOf(record.row),
+        createdAt: record.createdAt,
+        expiresAt,
+        research: researchOf(record.id, withResearch),
+      }),
+    ),
   };
 }
 

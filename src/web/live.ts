@@ -1,7 +1,7 @@
 // Live updates over graphql-ws (B5, L2). Every (re)connection subscribes with the cursor of the newest
 // record shown at that moment, so the server replays whatever was missed while disconnected.
 import { createClient, type Client } from 'graphql-ws';
-import { errorFromGraphQL, type AuthError, type GraphQLErrorShape } from './graphql.js';
+import { AuthError, errorFromGraphQL, type GraphQLErrorShape } from './graphql.js';
 import {
   MEMORY_ADDED_SUBSCRIPTION,
   type MemoryAddedResult,
@@ -67,9 +67,9 @@ export function subscribeToMemories(options: LiveOptions): () => void {
   const fail = (error: unknown) => {
     if (isGraphQLErrorList(error)) {
       const classified = errorFromGraphQL(error);
-      if (classified.name === 'AuthError') {
+      if (classified instanceof AuthError) {
         teardown();
-        options.onAuthError(classified as AuthError);
+        options.onAuthError(classified);
         return;
       }
       retryLater(UNAVAILABLE_RETRY_SECONDS, {

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/domain/cursor.js';
 import { CLOSE_TOO_MANY_CONNECTIONS } from '../../src/server.js';
-import { createAgentFixture, startHarness, startRun, writeOk, type AgentFixture, type Harness } from '../support/harness.js';
+import {
+  createAgentFixture,
+  startHarness,
+  startRun,
+  writeOk,
+  type AgentFixture,
+  type Harness,
+} from '../support/harness.js';
 import { subscribeSse, subscribeWs, wsClient } from '../support/live.js';
 
 let h: Harness;
@@ -24,12 +31,15 @@ const write = (type: string, content: string) => writeOk(h, run.token, { type, s
 const settle = () => new Promise((resolve) => setTimeout(resolve, 150));
 
 /** The newest record's cursor: subscribing after it makes delivery independent of subscription timing (L2). */
-async function latestCursor(): Promise<string | null> {
+async function latestCursor(): Promise<string> {
   const page = await h.ok<{ memories: { edges: { cursor: string }[] } }>(
     'query($a: UUID!) { memories(agentId: $a, first: 1) { edges { cursor } } }',
     { a: fx.agentId },
   );
-  return page.memories.edges[0]?.cursor ?? null;
+  return (
+    page.memories.edges[0]?.cursor ??
+    encodeCursor({ createdAt: new Date(0), id: '00000000-0000-4000-8000-000000000000' })
+  );
 }
 
 describe('memoryAdded over graphql-ws (L1)', () => {
@@ -58,7 +68,10 @@ describe('memoryAdded over graphql-ws (L1)', () => {
     const sub = subscribeWs(client, {
       filter: { window: { fromDate: '2026-03-08', toDate: '2026-03-08', timeZone: 'America/New_York' } },
       // A position before the range: whether a record arrives by replay or live, only the filter decides.
-      after: encodeCursor({ createdAt: new Date('2026-03-01T00:00:00Z'), id: '00000000-0000-4000-8000-000000000000' }),
+      after: encodeCursor({
+        createdAt: new Date('2026-03-01T00:00:00Z'),
+        id: '00000000-0000-4000-8000-000000000000',
+      }),
     });
     await settle();
     h.clock.set('2026-03-08T04:59:59Z'); // 23:59:59 on 03-07 in New York
@@ -121,7 +134,9 @@ describe('memoryAdded over graphql-ws (L1)', () => {
 
   it('limits concurrent connections per token (close code 4029)', async () => {
     const codes: number[] = [];
-    const clients = Array.from({ length: 4 }, () => wsClient(base, fx.operatorToken, { onClose: (code) => codes.push(code) }));
+    const clients = Array.from({ length: 4 }, () =>
+      wsClient(base, fx.operatorToken, { onClose: (code) => codes.push(code) }),
+    );
     const subs = clients.map((client) => subscribeWs(client, { filter: { types: ['limit_test'] } }));
     await settle();
     await settle();
@@ -133,7 +148,10 @@ describe('memoryAdded over graphql-ws (L1)', () => {
 
 describe('memoryAdded over Server-Sent Events (L1)', () => {
   it('L1: an SSE client over fetch receives matching records', async () => {
-    const sub = subscribeSse(base, fx.operatorToken, { filter: { types: ['sse_test'] }, after: await latestCursor() });
+    const sub = subscribeSse(base, fx.operatorToken, {
+      filter: { types: ['sse_test'] },
+      after: await latestCursor(),
+    });
     await settle();
     await write('other', 'no');
     const wanted = await write('sse_test', 'yes');

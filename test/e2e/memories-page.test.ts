@@ -275,6 +275,8 @@ describe('Memories tab in a browser', () => {
 
     await page.getByRole('button', { name: 'Load older' }).click();
     await expect.poll(shownIds).toEqual(emaIds);
+    // Keyboard focus moves to the first record of the page just loaded.
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-id'))).toBe(emaIds[50]);
     expect(await page.getByRole('button', { name: 'Load older' }).count()).toBe(0);
     await page.getByText('No older records.').waitFor();
     expect(await page.getByRole('checkbox', { name: /ema_handoff/ }).isChecked()).toBe(true);
@@ -383,8 +385,9 @@ describe('Memories tab in a browser', () => {
     await page.getByLabel('Operator token').waitFor();
     expect(await page.evaluate(() => sessionStorage.getItem('memory-service.operator-token'))).toBeNull();
 
+    // Keyboard only: type the token and press Enter.
     await page.getByLabel('Operator token').fill('op_not_a_real_token');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('Operator token').press('Enter');
     await page.getByRole('alert').filter({ hasText: 'not accepted' }).waitFor();
     expect(await page.getByLabel('Operator token').isVisible()).toBe(true);
     await screenshot('memories-sign-in-rejected.png');

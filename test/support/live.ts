@@ -20,7 +20,11 @@ export interface LiveSubscription {
   stop(): Promise<void>;
 }
 
-export function wsClient(baseUrl: string, token: string | null, extra: { onClose?: (code: number) => void } = {}): Client {
+export function wsClient(
+  baseUrl: string,
+  token: string | null,
+  extra: { onClose?: (code: number) => void } = {},
+): Client {
   return createClient({
     url: `${baseUrl.replace(/^http/, 'ws')}/graphql`,
     webSocketImpl: WebSocket,
@@ -31,7 +35,11 @@ export function wsClient(baseUrl: string, token: string | null, extra: { onClose
   });
 }
 
-function collector(): LiveSubscription & { push(edge: Edge): void; fail(error: unknown): void; done(): void } {
+function collector(): LiveSubscription & {
+  push(edge: Edge): void;
+  fail(error: unknown): void;
+  done(): void;
+} {
   const edges: Edge[] = [];
   const errors: unknown[] = [];
   const waiters: (() => void)[] = [];
@@ -94,14 +102,22 @@ export function subscribeWs(client: Client, variables: Record<string, unknown> =
 }
 
 /** GraphQL over SSE (Yoga's default "distinct connections" mode) with a plain fetch. */
-export function subscribeSse(baseUrl: string, token: string, variables: Record<string, unknown> = {}): LiveSubscription {
+export function subscribeSse(
+  baseUrl: string,
+  token: string,
+  variables: Record<string, unknown> = {},
+): LiveSubscription {
   const sub = collector();
   const abort = new AbortController();
   void (async () => {
     try {
       const response = await fetch(`${baseUrl}/graphql`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${token}` },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+          authorization: `Bearer ${token}`,
+        },
         body: JSON.stringify({ query: MEMORY_ADDED, variables }),
         signal: abort.signal,
       });

@@ -3,25 +3,26 @@ import { h } from 'preact';
 import { useCallback, useState } from 'preact/hooks';
 import { clearStoredToken, readStoredToken, storeToken, takeTokenFromLocation } from '../session.js';
 import { MemoriesPage } from './memories-page.js';
-import { SignIn } from './sign-in.js';
+import { SignIn, type Notice } from './sign-in.js';
 
 export function App() {
   const [token, setToken] = useState<string | null>(() => takeTokenFromLocation() ?? readStoredToken());
-  const [message, setMessage] = useState<string | null>(null);
+  const [notice, setNotice] = useState<Notice | null>(null);
 
   const signIn = useCallback((next: string) => {
     storeToken(next);
-    setMessage(null);
+    setNotice(null);
     setToken(next);
   }, []);
-  const signOut = useCallback((reason: string | null) => {
+  const signOut = useCallback((next: Notice) => {
     clearStoredToken();
-    setMessage(reason);
+    setNotice(next);
     setToken(null);
   }, []);
-  const onSignOut = useCallback(() => signOut('Signed out.'), [signOut]);
+  const onSignOut = useCallback(() => signOut({ text: 'Signed out.', tone: 'info' }), [signOut]);
+  const onAuthFailure = useCallback((text: string) => signOut({ text, tone: 'error' }), [signOut]);
 
-  if (!token) return h(SignIn, { message, onSubmit: signIn });
+  if (!token) return h(SignIn, { notice, onSubmit: signIn });
   // Keyed by token: signing in again starts from a clean page.
-  return h(MemoriesPage, { key: token, token, onSignOut, onAuthFailure: signOut });
+  return h(MemoriesPage, { key: token, token, onSignOut, onAuthFailure });
 }

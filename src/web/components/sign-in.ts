@@ -2,7 +2,12 @@
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 
-export function SignIn({ message, onSubmit }: { message: string | null; onSubmit: (token: string) => void }) {
+export interface Notice {
+  text: string;
+  tone: 'info' | 'error';
+}
+
+export function SignIn({ notice, onSubmit }: { notice: Notice | null; onSubmit: (token: string) => void }) {
   const [token, setToken] = useState('');
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => input.current?.focus(), []);
@@ -26,7 +31,11 @@ export function SignIn({ message, onSubmit }: { message: string | null; onSubmit
         h('h1', { id: 'signin-title' }, 'Memories'),
       ),
       h('p', { class: 'muted' }, "Browse an agent's memory records as they are written."),
-      message ? h('p', { class: 'alert', role: 'alert' }, message) : null,
+      notice
+        ? notice.tone === 'error'
+          ? h('p', { class: 'alert', role: 'alert' }, notice.text)
+          : h('p', { class: 'notice', role: 'status' }, notice.text)
+        : null,
       h('label', { for: 'operator-token' }, 'Operator token'),
       h('input', {
         id: 'operator-token',

@@ -1,0 +1,59 @@
+// `npm start` as a newcomer runs it: embedded database, migrations, demo data, GraphiQL; clean SIGTERM.
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServiceProcess, type ServiceProcess } from '../support/processes.js';
+
+let dataDir: string;
+let service: ServiceProcess;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'memory-main-'));
+  service = await startServiceProcess({ DATA_DIR: dataDir, DATABASE_URL: '', ADMIN_TOKEN: '', DEMO: '' });
+}, 90_000);
+
+afterAll(async () => {
+  if (service.child.exitCode === null) await service.stop('SIGKILL');
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('the service process (embedded mode)', () => {
+  it('applies migrations, seeds the demo, prints the admin token and an operator link, serves GraphiQL', async () => {
+    for (let i = 0; i < 50 && !/#token=op_\S+\n/.test(service.output()); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    const out = service.output();
+    expect(out).toMatch(/admin token: +adm_/);
+    expect(out).toMatch(/open: +http:\/\/127\.0\.0\.1:\d+\/#token=op_/);
+    const graphiql = await fetch(`${service.url}/graphql`, { headers: { accept: 'text/html' } });
+    expect(graphiql.status).toBe(200);
+    expect(await graphiql.text()).toContain('GraphiQL');
+    const token = /#token=(op_\S+)/.exec(out)![1]!;
+    const response = await fetch(`${service.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: '{ memoryTypes { type count } }' }),
+    });
+    const { data } = (await response.json()) as { data: { memoryTypes: { type: string; count: number }[] } };
+    const types = data.memoryTypes.map((t) => t.type);
+    for (const type of [
+      'ema_handoff',
+      'trading_decision',
+      'review',
+      'agent_learnings',
+      'macro_note_correction',
+    ]) {
+      expect(types).toContain(type);
+    }
+    expect(await (await fetch(`${service.url}/readyz`)).json()).toEqual({
+      status: 'ready',
+      database: 'pglite',
+    });
+  });
+
+  it('SIGTERM during idle exits 0 within 5 s', async () => {
+    const { code, ms } = await service.stop('SIGTERM');
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(5000);
+  });
+});
