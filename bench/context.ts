@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import { createMemoryEvents } from '../src/realtime/events.js';
 import { createServer } from '../src/server.js';
 import { openDatabase } from '../src/store/db.js';
+import { BENCH_ADMIN_TOKEN, benchDatabase, percentile, withDatabaseName } from './support.js';
 
 // ---------------------------------------------------------------------------------------------
 // Dataset (≈2.03M records over 20 agents), bulk-loaded with INSERT … SELECT generate_series.
@@ -34,7 +35,7 @@ import { openDatabase } from '../src/store/db.js';
 // with a marker row, so an interrupted load is redone and a complete one is reused.
 // ---------------------------------------------------------------------------------------------
 
-const MARKER = 'bench-context-dataset-v1';
+const MARKER = 'bench-context-dataset-v2';
 const START = '2025-10-01T00:00:00Z';
 const SLOTS = 105_120; // a year of 5-minute slots
 const END = new Date(Date.parse(START) + SLOTS * 300_000);
@@ -224,20 +225,34 @@ function datasetSql(): string[] {
   ];
 }
 
-/** Loads the dataset unless a complete load (the marker row) is already there. Returns whether it loaded. */
-async function ensureDataset(pool: pg.Pool, log: (line: string) => void): Promise<boolean> {
-  const marker = await pool.query('SELECT 1 FROM "Agent" WHERE name = $1', [MARKER]);
-  if (marker.rowCount) return false;
+/** The bench's own database on the given server: reused when a complete load is there, else rebuilt and loaded. */
+async function prepareDatabase(serverUrl: string, log: (line: string) => void): Promise<string> {
+  const name = 'memory_bench_context';
+  const url = withDatabaseName(serverUrl, name);
+  let loaded = false;
+  const probe = new pg.Client({ connectionString: url });
+  try {
+    await probe.connect();
+    loaded = (await probe.query('SELECT 1 FROM "Agent" WHERE name = $1', [MARKER])).rowCount === 1;
+  } catch {
+    loaded = false; // no database or no schema yet
+  } finally {
+    await probe.end().catch(() => {});
+  }
+  await benchDatabase(serverUrl, name, !loaded); // migrates (a no-op when up to date)
+  if (loaded) {
+    log(`context bench: reusing the dataset in ${name}`);
+    return url;
+  }
+  log(`context bench: loading ≈2M records into ${name} (a few minutes, once)`);
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    // A partial earlier load was rolled back with its transaction, so the tables hold no bench rows.
     for (const [index, sql] of datasetSql().entries()) {
       const started = performance.now();
       const result = await client.query(sql);
-      log(
-        `  load step ${index}: ${result.rowCount ?? 0} rows in ${Math.round(performance.now() - started)} ms`,
-      );
+      log(`  step ${index}: ${result.rowCount ?? 0} rows, ${Math.round(performance.now() - started)} ms`);
     }
     await client.query('COMMIT');
   } catch (error) {
@@ -246,8 +261,305 @@ async function ensureDataset(pool: pg.Pool, log: (line: string) => void): Promis
   } finally {
     client.release();
   }
-  await pool.query('VACUUM ANALYZE');
-  return true;
+  await pool.query('VACUUM ANALYZE'); // statistics and the visibility map (index-only scans)
+  await pool.end();
+  return url;
 }
 
-export { ensureDataset, END, START, INSTRUMENTS, TRADING_TOKEN };
+// ---------------------------------------------------------------------------------------------
+// The baseline: the whole answer — C1/C2 (the same skip scan over the same indexes), C3–C7 status,
+// projection and order, C10 learnings — as ONE statement returning one JSON document, run as a
+// named prepared statement through `pg` (no re-planning), the best a hand-written query can do.
+// ---------------------------------------------------------------------------------------------
+const BASELINE_SQL = `
+WITH RECURSIVE
+instrument_group AS (
+  (SELECT t."producerId", t.type, t."createdAt", t."memoryId" AS id FROM "MemoryTarget" t
+    WHERE t."agentId" = $1 AND t."instrumentId" = $2 AND t."runKind" = 'ANALYSIS' AND t."isCorrection" = false
+    ORDER BY t."producerId", t.type, t."createdAt" DESC, t."memoryId" DESC LIMIT 1)
+  UNION ALL
+  SELECT nxt.* FROM instrument_group g CROSS JOIN LATERAL (
+    SELECT t."producerId", t.type, t."createdAt", t."memoryId" FROM "MemoryTarget" t
+     WHERE t."agentId" = $1 AND t."instrumentId" = $2 AND t."runKind" = 'ANALYSIS' AND t."isCorrection" = false
+       AND (t."producerId", t.type) > (g."producerId", g.type)
+     ORDER BY t."producerId", t.type, t."createdAt" DESC, t."memoryId" DESC LIMIT 1) nxt
+),
+agent_group AS (
+  (SELECT m."producerId", m.type, m."createdAt", m.id FROM "Memory" m
+    WHERE m."agentId" = $1 AND m."runKind" = 'ANALYSIS' AND m.scope = 'AGENT' AND m."isCorrection" = false
+    ORDER BY m."producerId", m.type, m."createdAt" DESC, m.id DESC LIMIT 1)
+  UNION ALL
+  SELECT nxt.* FROM agent_group g CROSS JOIN LATERAL (
+    SELECT m."producerId", m.type, m."createdAt", m.id FROM "Memory" m
+     WHERE m."agentId" = $1 AND m."runKind" = 'ANALYSIS' AND m.scope = 'AGENT' AND m."isCorrection" = false
+       AND (m."producerId", m.type) > (g."producerId", g.type)
+     ORDER BY m."producerId", m.type, m."createdAt" DESC, m.id DESC LIMIT 1) nxt
+),
+kept AS (
+  SELECT CASE WHEN g."createdAt" <= $3 THEN g.id ELSE (
+           SELECT t."memoryId" FROM "MemoryTarget" t
+            WHERE t."agentId" = $1 AND t."instrumentId" = $2 AND t."runKind" = 'ANALYSIS' AND t."isCorrection" = false
+              AND t."producerId" = g."producerId" AND t.type = g.type AND t."createdAt" <= $3
+            ORDER BY t."createdAt" DESC, t."memoryId" DESC LIMIT 1) END AS id
+    FROM instrument_group g
+  UNION ALL
+  SELECT CASE WHEN g."createdAt" <= $3 THEN g.id ELSE (
+           SELECT m.id FROM "Memory" m
+            WHERE m."agentId" = $1 AND m."runKind" = 'ANALYSIS' AND m.scope = 'AGENT' AND m."isCorrection" = false
+              AND m."producerId" = g."producerId" AND m.type = g.type AND m."createdAt" <= $3
+            ORDER BY m."createdAt" DESC, m.id DESC LIMIT 1) END
+    FROM agent_group g
+),
+producer AS MATERIALIZED (
+  SELECT pr.id, pr.name, coalesce((
+           SELECT e.enabled FROM "ProducerEnablement" e WHERE e."producerId" = pr.id AND e."changedAt" <= $3
+            ORDER BY e."changedAt" DESC, (e.enabled = pr.enabled) DESC LIMIT 1), true) AS enabled
+    FROM "Producer" pr WHERE pr."agentId" = $1
+),
+entry AS MATERIALIZED (
+  SELECT m.id, m."sourceRunId", m."producerId", m.type, m.scope, m."createdAt", m."expiresAt", m."expiryPolicy",
+         CASE WHEN NOT pr.enabled THEN 'DISABLED' WHEN m."expiresAt" <= $3 THEN 'STALE' ELSE 'FRESH' END AS status
+    FROM kept k JOIN "Memory" m ON m.id = k.id JOIN producer pr ON pr.id = m."producerId"
+),
+correction_candidate AS (
+  SELECT m.id, m."sourceRunId", m."producerId", m.type, m.scope, m."createdAt", m."expiresAt",
+         ARRAY(SELECT DISTINCT l."targetMemoryId" FROM "MemoryLink" l
+                WHERE l."memoryId" = m.id AND l."linkType" = 'corrects' ORDER BY 1) AS targets
+    FROM (SELECT t."memoryId" AS id FROM "MemoryTarget" t
+           WHERE t."agentId" = $1 AND t."instrumentId" = $2 AND t."runKind" = 'ANALYSIS' AND t."isCorrection" = true
+             AND t."createdAt" <= $3
+          UNION ALL
+          SELECT m.id FROM "Memory" m
+           WHERE m."agentId" = $1 AND m."runKind" = 'ANALYSIS' AND m.scope = 'AGENT' AND m."isCorrection" = true
+             AND m."createdAt" <= $3) c
+    JOIN "Memory" m ON m.id = c.id
+),
+correction AS (
+  SELECT c.*, o.current, o.latest
+    FROM (SELECT DISTINCT ON ("producerId", scope, targets) * FROM correction_candidate
+           ORDER BY "producerId", scope, targets, "createdAt" DESC, id DESC) c
+    CROSS JOIN LATERAL (
+      SELECT count(*) AS current,
+             CASE WHEN bool_or(e."expiresAt" IS NULL) THEN NULL ELSE max(e."expiresAt") END AS latest
+        FROM entry e WHERE e.status = 'FRESH' AND e.id = ANY(c.targets)) o
+),
+learning AS (
+  SELECT m.* FROM "Memory" m
+   WHERE m."agentId" = $1 AND m.type = 'agent_learnings' AND m."createdAt" <= $3
+     AND (m.scope = 'AGENT' OR EXISTS (SELECT 1 FROM "MemoryTarget" t WHERE t."memoryId" = m.id AND t."instrumentId" = $2))
+   ORDER BY m."createdAt" DESC, m.id DESC LIMIT 20
+)
+SELECT json_build_object(
+  'entries', coalesce((
+    SELECT json_agg(json_build_object(
+             'memoryId', e.id, 'type', e.type, 'scope', e.scope, 'status', e.status, 'createdAt', e."createdAt",
+             'expiresAt', e."expiresAt", 'expiryPolicy', e."expiryPolicy",
+             'provenance', json_build_object('runId', r.id, 'producerId', r."producerId", 'producerName', p.name,
+                 'kind', r.kind, 'schedule', r.schedule, 'evidenceBoundary', r."evidenceBoundary", 'runStatus', r.status),
+             'research', CASE WHEN e.status = 'FRESH' THEN json_build_object(
+                 'content', m.content, 'metadata', m.metadata, 'timeframe', m.timeframe,
+                 'instruments', ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."memoryId" = m.id ORDER BY t.position),
+                 'links', coalesce((SELECT json_agg(json_build_object('linkType', l."linkType", 'targetMemoryId', l."targetMemoryId") ORDER BY l.position)
+                                      FROM "MemoryLink" l WHERE l."memoryId" = m.id), '[]')) END)
+           ORDER BY e.status <> 'FRESH', e."createdAt" DESC, e.id DESC)
+      FROM entry e JOIN "Run" r ON r.id = e."sourceRunId" JOIN producer p ON p.id = e."producerId"
+      JOIN "Memory" m ON m.id = e.id), '[]'),
+  'corrections', coalesce((
+    SELECT json_agg(json_build_object(
+             'memoryId', c.id, 'type', c.type, 'scope', c.scope, 'status', s.status, 'correctionTargetIds', c.targets,
+             'createdAt', c."createdAt", 'expiresAt', CASE WHEN c.current = 0 THEN c."expiresAt" ELSE least(c."expiresAt", c.latest) END,
+             'provenance', json_build_object('runId', r.id, 'producerId', r."producerId", 'producerName', p.name,
+                 'kind', r.kind, 'schedule', r.schedule, 'evidenceBoundary', r."evidenceBoundary", 'runStatus', r.status),
+             'research', CASE WHEN s.status = 'FRESH' THEN json_build_object(
+                 'content', m.content, 'metadata', m.metadata, 'timeframe', m.timeframe,
+                 'instruments', ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."memoryId" = m.id ORDER BY t.position),
+                 'links', coalesce((SELECT json_agg(json_build_object('linkType', l."linkType", 'targetMemoryId', l."targetMemoryId") ORDER BY l.position)
+                                      FROM "MemoryLink" l WHERE l."memoryId" = m.id), '[]')) END)
+           ORDER BY s.status <> 'FRESH', c."createdAt" DESC, c.id DESC)
+      FROM correction c
+      CROSS JOIN LATERAL (SELECT CASE WHEN c.current = 0 THEN 'SUPERSEDED' WHEN c."expiresAt" <= $3 THEN 'STALE' ELSE 'FRESH' END AS status) s
+      JOIN "Run" r ON r.id = c."sourceRunId" JOIN "Producer" p ON p.id = c."producerId"
+      JOIN "Memory" m ON m.id = c.id), '[]'),
+  'learnings', coalesce((
+    SELECT json_agg(json_build_object(
+             'id', l.id, 'agentId', l."agentId", 'type', l.type, 'scope', l.scope,
+             'instruments', ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."memoryId" = l.id ORDER BY t.position),
+             'content', l.content, 'metadata', l.metadata, 'timeframe', l.timeframe, 'createdAt', l."createdAt",
+             'expiresAt', l."expiresAt", 'expiryPolicy', l."expiryPolicy",
+             'provenance', CASE WHEN r.id IS NOT NULL THEN json_build_object('runId', r.id, 'producerId', r."producerId",
+                 'producerName', p.name, 'kind', r.kind, 'schedule', r.schedule, 'evidenceBoundary', r."evidenceBoundary",
+                 'runStatus', r.status) END,
+             'links', coalesce((SELECT json_agg(json_build_object('linkType', k."linkType", 'targetMemoryId', k."targetMemoryId") ORDER BY k.position)
+                                  FROM "MemoryLink" k WHERE k."memoryId" = l.id), '[]'))
+           ORDER BY l."createdAt" DESC, l.id DESC)
+      FROM learning l LEFT JOIN "Run" r ON r.id = l."sourceRunId" LEFT JOIN "Producer" p ON p.id = r."producerId"), '[]')
+) AS context`;
+
+const CONTEXT_QUERY = `query($instrument: String!, $at: DateTime) {
+  tradingContext(instrument: $instrument, at: $at) {
+    agentId instrument at
+    entries {
+      memoryId type scope status createdAt expiresAt expiryPolicy
+      provenance { runId producerId producerName kind schedule evidenceBoundary runStatus }
+      research { content metadata timeframe instruments links { linkType targetMemoryId } }
+    }
+    corrections {
+      memoryId type scope status correctionTargetIds createdAt expiresAt
+      provenance { runId producerId producerName kind schedule evidenceBoundary runStatus }
+      research { content metadata timeframe instruments links { linkType targetMemoryId } }
+    }
+    learnings {
+      id agentId type scope instruments content metadata timeframe createdAt expiresAt expiryPolicy
+      provenance { runId producerId producerName kind schedule evidenceBoundary runStatus }
+      links { linkType targetMemoryId }
+    }
+  }
+}`;
+
+interface ContextAnswer {
+  entries: { memoryId: string; status: string; expiresAt: string | null; research: unknown }[];
+  corrections: {
+    memoryId: string;
+    status: string;
+    expiresAt: string | null;
+    correctionTargetIds: string[];
+  }[];
+  learnings: { id: string }[];
+}
+
+/** What both answers must agree on: ids, statuses, expiries, correction targets, which research is shown, learnings. */
+function digest(answer: ContextAnswer): string {
+  const time = (value: string | null) => (value === null ? null : Date.parse(value));
+  return JSON.stringify({
+    entries: answer.entries.map((e) => [e.memoryId, e.status, time(e.expiresAt), e.research !== null]),
+    corrections: answer.corrections.map((c) => [
+      c.memoryId,
+      c.status,
+      time(c.expiresAt),
+      c.correctionTargetIds,
+    ]),
+    learnings: answer.learnings.map((l) => l.id),
+  });
+}
+
+/** A small deterministic PRNG so every run measures the same sample of (instrument, at). */
+function mulberry32(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WARMUP = 60;
+const ITERATIONS = 300;
+
+export async function runContextBench(options: { databaseUrl: string }): Promise<string> {
+  const log = (line: string) => console.error(line);
+  const url = await prepareDatabase(options.databaseUrl, log);
+  const agentId = (
+    await (async () => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        return (await client.query<{ id: string }>('SELECT id FROM "Agent" WHERE name = $1', ['bench-main']))
+          .rows[0]!;
+      } finally {
+        await client.end();
+      }
+    })()
+  ).id;
+
+  const db = await openDatabase({ databaseUrl: url, dataDir: '' });
+  const events = createMemoryEvents();
+  const server = createServer({
+    db,
+    events,
+    adminToken: BENCH_ADMIN_TOKEN,
+    logger: pino({ level: 'silent' }),
+    now: () => END,
+  });
+  const baselinePool = new pg.Pool({ connectionString: url, max: 1 });
+
+  const graphql = async (instrument: string, at: Date): Promise<ContextAnswer> => {
+    const response = await server.yoga.fetch('http://bench/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TRADING_TOKEN}` },
+      body: JSON.stringify({ query: CONTEXT_QUERY, variables: { instrument, at: at.toISOString() } }),
+    });
+    const body = (await response.json()) as { data?: { tradingContext: ContextAnswer }; errors?: unknown[] };
+    if (body.errors?.length || !body.data)
+      throw new Error(`tradingContext failed: ${JSON.stringify(body.errors)}`);
+    return body.data.tradingContext;
+  };
+  const baseline = async (instrument: string, at: Date): Promise<ContextAnswer> => {
+    const result = await baselinePool.query<{ context: ContextAnswer }>({
+      name: 'bench_trading_context',
+      text: BASELINE_SQL,
+      values: [agentId, instrument, at],
+    });
+    return result.rows[0]!.context;
+  };
+
+  const random = mulberry32(20261129);
+  const from = Date.parse(START) + 3 * 86_400_000;
+  const sample = () => ({
+    instrument: INSTRUMENTS[Math.floor(random() * INSTRUMENTS.length)]!,
+    at: new Date(from + Math.floor(random() * (END.getTime() - from))),
+  });
+
+  try {
+    // Warm-up doubles as a check that both paths give the same answer.
+    let shown = { entries: 0, corrections: 0, learnings: 0 };
+    for (let i = 0; i < WARMUP; i++) {
+      const { instrument, at } = sample();
+      const [viaGraphql, viaSql] = [await graphql(instrument, at), await baseline(instrument, at)];
+      if (digest(viaGraphql) !== digest(viaSql)) {
+        throw new Error(
+          `answers differ for ${instrument} at ${at.toISOString()}:\n${digest(viaGraphql)}\n${digest(viaSql)}`,
+        );
+      }
+      shown = {
+        entries: shown.entries + viaGraphql.entries.length,
+        corrections: shown.corrections + viaGraphql.corrections.length,
+        learnings: shown.learnings + viaGraphql.learnings.length,
+      };
+    }
+    log(
+      `context bench: answers agree; per context on average ${Math.round(shown.entries / WARMUP)} entries, ` +
+        `${Math.round(shown.corrections / WARMUP)} corrections, ${Math.round(shown.learnings / WARMUP)} learnings`,
+    );
+
+    const graphqlMs: number[] = [];
+    const baselineMs: number[] = [];
+    for (let i = 0; i < ITERATIONS; i++) {
+      const { instrument, at } = sample();
+      // Alternate which path goes first so neither always benefits from the other's cache warming.
+      const order = i % 2 === 0 ? (['graphql', 'baseline'] as const) : (['baseline', 'graphql'] as const);
+      for (const path of order) {
+        const started = performance.now();
+        await (path === 'graphql' ? graphql(instrument, at) : baseline(instrument, at));
+        (path === 'graphql' ? graphqlMs : baselineMs).push(performance.now() - started);
+      }
+    }
+    graphqlMs.sort((a, b) => a - b);
+    baselineMs.sort((a, b) => a - b);
+    const [gp50, gp99, bp50, bp99] = [
+      percentile(graphqlMs, 50),
+      percentile(graphqlMs, 99),
+      percentile(baselineMs, 50),
+      percentile(baselineMs, 99),
+    ];
+    log(
+      `context bench: hand-written SQL p50 ${bp50.toFixed(2)} ms, p99 ${bp99.toFixed(2)} ms (${ITERATIONS} iterations)`,
+    );
+    return `context: ${(gp50 / bp50).toFixed(2)}x of hand-written SQL latency (p50 ${gp50.toFixed(2)} ms, p99 ${gp99.toFixed(2)} ms)`;
+  } finally {
+    await baselinePool.end();
+    await server.close();
+    await events.close();
+    await db.close();
+  }
+}

@@ -2,7 +2,7 @@
 // Everything is bundled (Preact, graphql-ws): the page needs no CDN and works offline.
 // Usage: node scripts/build-web.mjs [--outdir <dir>] [--dev]
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -12,7 +12,7 @@ const sourceDir = path.join(repoRoot, 'src/web');
 
 /** Returns the output folder. `minify: false` keeps the bundle readable for debugging. */
 export async function buildWeb({ outdir = path.join(repoRoot, 'dist/web'), minify = true } = {}) {
-  await rm(outdir, { recursive: true, force: true });
+  // Overwrite in place (fixed file names): a running server never sees the folder missing.
   await mkdir(outdir, { recursive: true });
   await build({
     absWorkingDir: repoRoot,
@@ -40,7 +40,8 @@ export async function buildWeb({ outdir = path.join(repoRoot, 'dist/web'), minif
   const html = (await readFile(path.join(sourceDir, 'index.html'), 'utf8'))
     .replace('href="app.css"', `href="app.css?v=${await version('app.css')}"`)
     .replace('src="app.js"', `src="app.js?v=${await version('app.js')}"`);
-  await writeFile(path.join(outdir, 'index.html'), html);
+  await writeFile(path.join(outdir, 'index.html.tmp'), html);
+  await rename(path.join(outdir, 'index.html.tmp'), path.join(outdir, 'index.html'));
   return outdir;
 }
 

@@ -18,6 +18,7 @@ import type { GraphQLContext } from './schema/context.js';
 import type { Database } from './store/db.js';
 import { ImportItemError, StoreError } from './store/errors.js';
 import type { MemoryEvents } from './realtime/events.js';
+import { SharedLoads } from './realtime/shared-loads.js';
 import type { Logger } from './logger.js';
 import { httpRoutes } from './http/routes.js';
 
@@ -87,6 +88,7 @@ function fieldOf(error: StoreError): Record<string, unknown> {
 
 export function createServer(deps: ServerDeps): Server {
   const now = deps.now ?? (() => new Date());
+  const sharedLoads = new SharedLoads();
 
   const contextFor = async (initial: InitialContext): Promise<GraphQLContext> => {
     const resolution =
@@ -101,6 +103,7 @@ export function createServer(deps: ServerDeps): Server {
       caller: resolution.caller,
       authFailure: resolution.failure,
       events: deps.events,
+      sharedLoads,
       now,
     };
   };

@@ -1,5 +1,6 @@
 // Post-commit "memory added" events. Single instance: Yoga's in-process pub/sub. Several instances
 // (L3): the same pub/sub over Redis through @graphql-yoga/redis-event-target.
+import { setMaxListeners } from 'node:events';
 import { createPubSub, type PubSub } from 'graphql-yoga';
 import type { TypedEventTarget } from '@graphql-yoga/typed-event-target';
 
@@ -23,7 +24,12 @@ export function createMemoryEvents(
   eventTarget?: TypedEventTarget<CustomEvent>,
   closeTarget: () => Promise<void> = async () => {},
 ): MemoryEvents {
-  const pubsub: PubSub<Channels> = createPubSub<Channels>(eventTarget ? { eventTarget } : {});
+  // Every subscriber is a listener: thousands per agent are expected, not a leak.
+  const target = eventTarget ?? new EventTarget();
+  if (target instanceof EventTarget) setMaxListeners(0, target);
+  const pubsub: PubSub<Channels> = createPubSub<Channels>({
+    eventTarget: target as TypedEventTarget<CustomEvent>,
+  });
   return {
     async publishMemoryAdded(memory) {
       pubsub.publish('memory:added', memory.agentId, {

@@ -1,5 +1,6 @@
 // memoryAdded (L1, L2): subscribe to live events FIRST, then replay what the client missed after its
 // cursor, then continue live — de-duplicated by id, so nothing is lost and nothing arrives twice.
+import { GraphQLError } from 'graphql';
 import type { CursorPosition } from '../domain/cursor.js';
 import type { Database } from '../store/db.js';
 import { listMemoryIdsAfter, matchesFilter, type ResolvedFilter } from '../store/browse.js';

@@ -1,6 +1,7 @@
 import type { Caller } from '../auth/caller.js';
 import type { Database } from '../store/db.js';
 import type { MemoryEvents } from '../realtime/events.js';
+import type { SharedLoads } from '../realtime/shared-loads.js';
 
 /** Built once per request (HTTP) or per connection (WebSocket). */
 export interface GraphQLContext {
@@ -9,5 +10,7 @@ export interface GraphQLContext {
   /** Why a sent token was refused (null when none was sent). */
   authFailure: string | null;
   events: MemoryEvents;
+  /** Per-process cache that lets subscribers share the read of a new record. */
+  sharedLoads: SharedLoads;
   now: () => Date;
 }

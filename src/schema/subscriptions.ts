@@ -1,4 +1,5 @@
 // Subscription.memoryAdded (L1–L2): the same filter and cursors as the `memories` list.
+import { queryFromInfo } from '@pothos/plugin-prisma';
 import { agentForRead } from '../auth/access.js';
 import { badInput } from '../auth/errors.js';
 import { parseAfterCursor, resolveFilter } from '../store/browse.js';
@@ -28,17 +29,15 @@ builder.subscriptionField('memoryAdded', (t) =>
         if (!parsed) throw badInput('after is not a cursor returned by this API', 'after');
         after = parsed.position;
       }
-      for await (const record of memoryAddedStream({
-        db: ctx.db,
-        events: ctx.events,
-        agentId,
-        filter,
-        after,
-      })) {
-        const node = await ctx.db.prisma.memory.findUnique({ where: { id: record.id } });
-        if (node) yield { cursor: encodeCursor({ createdAt: node.createdAt, id: node.id }), node };
-      }
+      yield* memoryAddedStream({ db: ctx.db, events: ctx.events, agentId, filter, after });
     },
-    resolve: (edge) => edge,
+    // Every subscriber with the same selection shares one read of the new record (fan-out).
+    resolve: async (record, _args, ctx, info) => {
+      const query = queryFromInfo({ context: ctx, info, path: ['node'] });
+      const node = await ctx.sharedLoads.get(`${record.id}:${JSON.stringify(query)}`, () =>
+        ctx.db.prisma.memory.findUniqueOrThrow({ ...query, where: { id: record.id } }),
+      );
+      return { cursor: encodeCursor({ createdAt: record.createdAt, id: record.id }), node };
+    },
   }),
 );

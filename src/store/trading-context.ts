@@ -262,7 +262,7 @@ export async function loadTradingContext(db: Database, query: ContextQuery): Pro
     at: query.at,
     candidates,
     corrections,
-    enabledAt: () => true,
+    enabledAt: (producerId) => enabled.get(producerId) ?? true,
   });
 
   const shown = [

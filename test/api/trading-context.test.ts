@@ -198,6 +198,18 @@ describe('status (C3) and projection (C4)', () => {
     expect((await context(fx, { at: T('10:12') })).entries[0].status).toBe('DISABLED'); // DISABLED beats STALE
   });
 
+  it('C3: enablement changes recorded at the same instant resolve to the producer’s current state', async () => {
+    const fx = await agent();
+    const off = await publish(fx, 'analysis', T('10:01'));
+    await setEnabled(fx.producers.analysis!.id, false, '2026-03-02T00:00:00Z'); // the instant it was created
+    const on = await publish(fx, 'adhoc', T('10:00'));
+    await setEnabled(fx.producers.adhoc!.id, false, T('10:02'));
+    await setEnabled(fx.producers.adhoc!.id, true, T('10:02'));
+    const entries = byId((await context(fx, { at: T('10:03') })).entries);
+    expect(entries.get(off.id)?.status).toBe('DISABLED');
+    expect(entries.get(on.id)?.status).toBe('FRESH');
+  });
+
   it('C3/C9: a disabled then re-enabled producer is evaluated at both times', async () => {
     const fx = await agent();
     const producer = fx.producers.adhoc!.id;
@@ -527,6 +539,18 @@ describe('as of an instant (C9)', () => {
       { memoryId: second.id, status: 'FRESH', research: { content: 'second' } },
     ]);
     expect((await context(fx, { at: T('10:00') })).entries).toEqual([]);
+    // Corrections written after `at` are invisible too, whatever their scope.
+    const corrects = [{ targetMemoryId: second.id, linkType: 'corrects' }];
+    const fix = await publish(fx, 'adhoc', T('10:25'), { type: 'correction', links: corrects });
+    const wideFix = await publish(fx, 'adhoc', T('10:26'), {
+      type: 'correction',
+      scope: 'AGENT',
+      instruments: null,
+      links: corrects,
+    });
+    expect((await context(fx, { at: T('10:24') })).corrections).toEqual([]);
+    expect(ids((await context(fx, { at: T('10:25') })).corrections)).toEqual([fix.id]);
+    expect(ids((await context(fx, { at: T('10:26') })).corrections)).toEqual([wideFix.id, fix.id]);
   });
 
   it('C9: without `at` the context is evaluated at the server clock', async () => {

@@ -48,7 +48,7 @@ export interface Harness {
 }
 
 export async function startHarness(
-  options: { events?: MemoryEvents; webRoot?: string } = {},
+  options: { events?: MemoryEvents; webRoot?: string; maxConnectionsPerToken?: number } = {},
 ): Promise<Harness> {
   const db = await createTestDatabase();
   const events = options.events ?? createMemoryEvents();

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryEvents } from '../../src/realtime/events.js';
+import { memoryAddedStream, SlowConsumerError } from '../../src/realtime/memory-added.js';
+import type { Database } from '../../src/store/db.js';
+
+// Live-only streams never touch the database.
+const noDatabase = {} as Database;
+
+describe('memoryAddedStream', () => {
+  it('L1: live events of the agent that match the filter arrive once each, in order', async () => {
+    const events = createMemoryEvents();
+    const stream = memoryAddedStream({
+      db: noDatabase,
+      events,
+      agentId: 'a',
+      filter: { types: ['x'], window: null },
+      after: null,
+    });
+    const first = stream.next();
+    await new Promise((r) => setTimeout(r, 0));
+    const at = new Date('2026-01-01T00:00:00Z');
+    await events.publishMemoryAdded({ id: '1', agentId: 'a', type: 'x', createdAt: at });
+    await events.publishMemoryAdded({ id: '2', agentId: 'a', type: 'y', createdAt: at });
+    await events.publishMemoryAdded({ id: '3', agentId: 'b', type: 'x', createdAt: at });
+    await events.publishMemoryAdded({ id: '4', agentId: 'a', type: 'x', createdAt: at });
+    expect((await first).value.id).toBe('1');
+    expect((await stream.next()).value.id).toBe('4');
+    await stream.return(undefined);
+  });
+
+  it('a consumer that falls more than maxPending events behind is ended with SLOW_CONSUMER', async () => {
+    const events = createMemoryEvents();
+    const stream = memoryAddedStream({
+      db: noDatabase,
+      events,
+      agentId: 'a',
+      filter: { types: null, window: null },
+      after: null,
+      maxPending: 3,
+    });
+    const first = stream.next();
+    await new Promise((r) => setTimeout(r, 0));
+    for (let i = 0; i < 10; i++)
+      await events.publishMemoryAdded({ id: String(i), agentId: 'a', type: 'x', createdAt: new Date() });
+    await first;
+    await new Promise((r) => setTimeout(r, 0)); // the pump has queued everything published
+    await expect(stream.next()).rejects.toBeInstanceOf(SlowConsumerError);
+  });
+});
