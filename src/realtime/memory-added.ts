@@ -12,10 +12,12 @@ export const MAX_PENDING_EVENTS = 1000;
 /** How many replayed ids are remembered to drop their late live duplicates. */
 const REMEMBERED_IDS = 10_000;
 
-export class SlowConsumerError extends Error {
+/** Ends one subscription whose consumer fell too far behind; it resumes with `after`. */
+export class SlowConsumerError extends GraphQLError {
   constructor() {
     super(
       `slow consumer: more than ${MAX_PENDING_EVENTS} undelivered records; resubscribe with after=<last cursor>`,
+      { extensions: { code: 'SLOW_CONSUMER' } },
     );
   }
 }
