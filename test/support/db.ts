@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/store/db.js';
-import { snapshotPath, templateName, testDatabaseUrl, withDatabaseName } from './env.js';
+import { inject } from 'vitest';
+import { testDatabaseUrl, withDatabaseName } from './env.js';
 
 /** A fresh, migrated, empty database for one test file (PGlite in memory, or a new PostgreSQL database). */
 export async function createTestDatabase(): Promise<Database & { url?: string }> {
@@ -10,7 +11,7 @@ export async function createTestDatabase(): Promise<Database & { url?: string }>
     const name = `memory_test_${randomUUID().replace(/-/g, '')}`;
     const admin = new pg.Client({ connectionString: withDatabaseName(testDatabaseUrl, 'postgres') });
     await admin.connect();
-    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${templateName}`);
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplate')}`);
     await admin.end();
     const url = withDatabaseName(testDatabaseUrl, name);
     const db = await openDatabase({ databaseUrl: url, dataDir: '' });
@@ -26,6 +27,6 @@ export async function createTestDatabase(): Promise<Database & { url?: string }>
       },
     });
   }
-  const snapshot = new Blob([await readFile(snapshotPath)]);
+  const snapshot = new Blob([await readFile(inject('pgliteSnapshot'))]);
   return openDatabase({ dataDir: 'memory://', pgliteSnapshot: snapshot });
 }

@@ -1,29 +1,52 @@
 // Migrates once per test run: a PGlite snapshot file, or a PostgreSQL template database that each
 // test file clones (CREATE DATABASE … TEMPLATE), so every file starts from an empty, migrated store.
-import { writeFile, mkdir } from 'node:fs/promises';
+// Names are unique per run, so concurrent runs (a developer and CI on one machine) never collide.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
+import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/store/db.js';
-import { snapshotPath, templateName, testDatabaseUrl, withDatabaseName } from './env.js';
+import { testDatabaseUrl, withDatabaseName } from './env.js';
 
-export default async function setup(): Promise<void> {
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgliteSnapshot: string;
+    postgresTemplate: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   if (testDatabaseUrl) {
-    const admin = new pg.Client({ connectionString: withDatabaseName(testDatabaseUrl, 'postgres') });
+    const template = `memory_test_template_${randomBytes(6).toString('hex')}`;
+    const adminUrl = withDatabaseName(testDatabaseUrl, 'postgres');
+    const admin = new pg.Client({ connectionString: adminUrl });
     await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${templateName} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${templateName}`);
-    const db = await openDatabase({
-      databaseUrl: withDatabaseName(testDatabaseUrl, templateName),
-      dataDir: '',
-    });
+    await admin.query(`CREATE DATABASE ${template}`);
+    await admin.end();
+    const db = await openDatabase({ databaseUrl: withDatabaseName(testDatabaseUrl, template), dataDir: '' });
     await db.migrate();
     await db.close();
-    await admin.end();
-    return;
+    project.provide('postgresTemplate', template);
+    project.provide('pgliteSnapshot', '');
+    return async () => {
+      const dropper = new pg.Client({ connectionString: adminUrl });
+      await dropper.connect();
+      await dropper.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
+      await dropper.end();
+    };
   }
   const db = await openDatabase({ dataDir: 'memory://' });
   await db.migrate();
   const dump = await db.pglite!.dumpDataDir('none');
   await db.close();
-  await mkdir(new URL('.', snapshotPath), { recursive: true });
-  await writeFile(snapshotPath, Buffer.from(await dump.arrayBuffer()));
+  const folder = await mkdtemp(path.join(os.tmpdir(), 'memory-test-'));
+  const snapshot = path.join(folder, 'migrated.tar');
+  await writeFile(snapshot, Buffer.from(await dump.arrayBuffer()));
+  project.provide('pgliteSnapshot', snapshot);
+  project.provide('postgresTemplate', '');
+  return async () => {
+    await rm(folder, { recursive: true, force: true });
+  };
 }
