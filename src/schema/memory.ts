@@ -91,6 +91,9 @@ export const linksSelect = {
 
 export const MemoryRef = builder.prismaObject('Memory', {
   description: 'One immutable record of an agent.',
+  // Select mode: a page of records loads only the columns the query asks for (content and
+  // metadata can be large).
+  select: { id: true },
   fields: (t) => ({
     id: t.expose('id', { type: 'UUID' }),
     agentId: t.expose('agentId', { type: 'UUID' }),

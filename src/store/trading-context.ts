@@ -181,17 +181,26 @@ function candidatesStatement({ agentId, instrument, at }: ContextQuery): Prisma.
                 ORDER BY e."changedAt" DESC, (e.enabled = pr.enabled) DESC LIMIT 1) AS enabled
         FROM "Producer" pr
        WHERE pr."agentId" = ${agentId}::uuid
+    ),
+    row AS MATERIALIZED (
+      SELECT m.id, m."sourceRunId", m."producerId", m.type, m.scope, m."createdAt", m."expiresAt", m."expiryPolicy",
+             p."isCorrection"
+        FROM picked p JOIN "Memory" m ON m.id = p.id
+    ),
+    -- A run usually publishes several records: look each run up once.
+    run AS MATERIALIZED (
+      SELECT r.id, r.kind, r.schedule, r."evidenceBoundary", r.status FROM "Run" r
+       WHERE r.id IN (SELECT "sourceRunId" FROM row)
     )
-    SELECT m.id, m."producerId", m.type, m.scope, m."createdAt", m."expiresAt", m."expiryPolicy", p."isCorrection",
+    SELECT m.id, m."producerId", m.type, m.scope, m."createdAt", m."expiresAt", m."expiryPolicy", m."isCorrection",
            r.id AS "runId", r.kind AS "runKind", r.schedule, r."evidenceBoundary", r.status AS "runStatus",
-           pr.name AS "producerName", CASE WHEN NOT p."isCorrection" THEN pr.enabled END AS enabled,
-           CASE WHEN p."isCorrection" THEN ARRAY(
+           pr.name AS "producerName", CASE WHEN NOT m."isCorrection" THEN pr.enabled END AS enabled,
+           CASE WHEN m."isCorrection" THEN ARRAY(
              SELECT l."targetMemoryId" FROM "MemoryLink" l
               WHERE l."memoryId" = m.id AND l."linkType" = 'corrects' ORDER BY l.position)
            END AS "correctionTargetIds"
-      FROM picked p
-      JOIN "Memory" m ON m.id = p.id
-      JOIN "Run" r ON r.id = m."sourceRunId"
+      FROM row m
+      JOIN run r ON r.id = m."sourceRunId"
       JOIN producer pr ON pr.id = m."producerId"`;
 }
 
