@@ -19,6 +19,7 @@ import type { Database } from './store/db.js';
 import { ImportItemError, StoreError } from './store/errors.js';
 import type { MemoryEvents } from './realtime/events.js';
 import { SharedLoads } from './realtime/shared-loads.js';
+import { createSharedSubscribe } from './realtime/shared-subscribe.js';
 import type { Logger } from './logger.js';
 import { httpRoutes } from './http/routes.js';
 
@@ -133,6 +134,16 @@ export function createServer(deps: ServerDeps): Server {
   const httpServer = http.createServer(yoga);
   const wsServer = new WebSocketServer({ server: httpServer, path: yoga.graphqlEndpoint });
 
+  const maskForSubscribers = maskErrors(deps.logger);
+  const sharedSubscribe = createSharedSubscribe({
+    maskError: (error) => maskForSubscribers(error, 'Unexpected error.'),
+    scopeOf: (args) => {
+      const caller = (args.contextValue as GraphQLContext).caller;
+      if (!caller) return null;
+      return caller.kind === 'admin' ? 'admin' : `${caller.kind}:${caller.agentId}`;
+    },
+  });
+
   const connectionsPerToken = new Map<string, number>();
   const maxConnectionsPerToken = deps.maxConnectionsPerToken ?? 20;
 
@@ -173,7 +184,7 @@ export function createServer(deps: ServerDeps): Server {
         }
       },
       execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
-      subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args),
+      subscribe: (args) => sharedSubscribe(args),
       onSubscribe: async (ctx, _id, payload) => {
         const enveloped = yoga.getEnveloped({
           callerResolution: ctx.extra.callerResolution,

@@ -74,40 +74,47 @@ export interface TradingContextView {
   corrections: ContextCorrectionView[];
 }
 
-/** One row of the candidate statement: a kept entry (C2) or a correction candidate (C6). */
-interface CandidateRow {
-  id: string;
-  producerId: string;
-  type: string;
-  scope: MemoryScope;
-  createdAt: Date;
-  expiresAt: Date | null;
-  expiryPolicy: string | null;
-  isCorrection: boolean;
-  runId: string;
-  runKind: RunKind;
-  schedule: string | null;
-  evidenceBoundary: Date | null;
-  runStatus: ContextProvenance['runStatus'];
-  producerName: string;
+// Each statement returns its rows as ONE json value of arrays (instants as epoch milliseconds): one
+// JSON.parse instead of per-value type parsing keeps the Node side cheap for hundreds of rows.
+
+/** A kept entry (C2) or a correction candidate (C6), as the candidate statement returns it. */
+type CandidateTuple = [
+  id: string,
+  producerId: string,
+  type: string,
+  scope: MemoryScope,
+  createdAt: number,
+  expiresAt: number | null,
+  expiryPolicy: string | null,
+  isCorrection: boolean,
+  runId: string,
+  runKind: RunKind,
+  schedule: string | null,
+  evidenceBoundary: number | null,
+  runStatus: ContextProvenance['runStatus'],
+  producerName: string,
   /** Entries only: the producer's enablement at `at` (null: no change recorded yet ⇒ enabled). */
-  enabled: boolean | null;
+  enabled: boolean | null,
   /** Corrections only: the targets of its `corrects` links. */
-  correctionTargetIds: string[] | null;
-}
+  correctionTargetIds: string[] | null,
+];
 
-interface ResearchRow {
-  id: string;
-  content: string;
-  metadata: unknown;
-  timeframe: string | null;
-  instruments: string[];
-  linkTypes: string[];
-  linkTargets: string[];
-}
+type ResearchTuple = [
+  id: string,
+  content: string,
+  metadata: unknown,
+  timeframe: string | null,
+  instruments: string[],
+  links: { linkType: string; targetMemoryId: string }[],
+];
 
-type EntryCandidate = ContextCandidate & { row: CandidateRow };
-type CorrectionRowCandidate = CorrectionCandidate & { row: CandidateRow };
+/** What the decision needs, plus what the answer shows of every kept record. */
+interface Shown {
+  provenance: ContextProvenance;
+  expiryPolicy: string | null;
+}
+type EntryCandidate = ContextCandidate & Shown;
+type CorrectionRowCandidate = CorrectionCandidate & Shown;
 
 /**
  * C1 + C2 + C6 candidates in one statement. Kept entries: a recursive skip scan over the context
@@ -118,6 +125,10 @@ type CorrectionRowCandidate = CorrectionCandidate & { row: CandidateRow };
  * Each row carries its provenance; entries carry their producer's enablement at `at` (C3, C9),
  * corrections their `corrects` targets.
  */
+function epochMs(column: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`(extract(epoch FROM ${column}) * 1000)::bigint`;
+}
+
 function candidatesStatement({ agentId, instrument, at }: ContextQuery): Prisma.Sql {
   return Prisma.sql`
     WITH RECURSIVE
@@ -192,13 +203,15 @@ function candidatesStatement({ agentId, instrument, at }: ContextQuery): Prisma.
       SELECT r.id, r.kind, r.schedule, r."evidenceBoundary", r.status FROM "Run" r
        WHERE r.id IN (SELECT "sourceRunId" FROM row)
     )
-    SELECT m.id, m."producerId", m.type, m.scope, m."createdAt", m."expiresAt", m."expiryPolicy", m."isCorrection",
-           r.id AS "runId", r.kind AS "runKind", r.schedule, r."evidenceBoundary", r.status AS "runStatus",
-           pr.name AS "producerName", CASE WHEN NOT m."isCorrection" THEN pr.enabled END AS enabled,
-           CASE WHEN m."isCorrection" THEN ARRAY(
-             SELECT l."targetMemoryId" FROM "MemoryLink" l
-              WHERE l."memoryId" = m.id AND l."linkType" = 'corrects' ORDER BY l.position)
-           END AS "correctionTargetIds"
+    SELECT json_agg(json_build_array(
+             m.id, m."producerId", m.type, m.scope, ${epochMs(Prisma.sql`m."createdAt"`)},
+             ${epochMs(Prisma.sql`m."expiresAt"`)}, m."expiryPolicy", m."isCorrection",
+             r.id, r.kind, r.schedule, ${epochMs(Prisma.sql`r."evidenceBoundary"`)}, r.status, pr.name,
+             CASE WHEN NOT m."isCorrection" THEN pr.enabled END,
+             CASE WHEN m."isCorrection" THEN ARRAY(
+               SELECT l."targetMemoryId" FROM "MemoryLink" l
+                WHERE l."memoryId" = m.id AND l."linkType" = 'corrects' ORDER BY l.position)
+             END)) AS rows
       FROM row m
       JOIN run r ON r.id = m."sourceRunId"
       JOIN producer pr ON pr.id = m."producerId"`;
@@ -208,62 +221,57 @@ function candidatesStatement({ agentId, instrument, at }: ContextQuery): Prisma.
 async function loadResearch(db: Database, ids: string[]): Promise<Map<string, ContextResearch>> {
   const research = new Map<string, ContextResearch>();
   if (ids.length === 0) return research;
-  const rows = await db.prisma.$queryRaw<ResearchRow[]>`
-    SELECT m.id, m.content, m.metadata, m.timeframe,
-           ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."memoryId" = m.id ORDER BY t.position)
-             AS instruments,
-           ARRAY(SELECT l."linkType" FROM "MemoryLink" l WHERE l."memoryId" = m.id ORDER BY l.position)
-             AS "linkTypes",
-           ARRAY(SELECT l."targetMemoryId" FROM "MemoryLink" l WHERE l."memoryId" = m.id ORDER BY l.position)
-             AS "linkTargets"
+  const [result] = await db.prisma.$queryRaw<[{ rows: ResearchTuple[] | null }]>`
+    SELECT json_agg(json_build_array(
+             m.id, m.content, m.metadata, m.timeframe,
+             ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."memoryId" = m.id ORDER BY t.position),
+             coalesce((SELECT json_agg(json_build_object('linkType', l."linkType", 'targetMemoryId', l."targetMemoryId")
+                                       ORDER BY l.position)
+                         FROM "MemoryLink" l WHERE l."memoryId" = m.id), '[]'))) AS rows
       FROM "Memory" m
      WHERE m.id = ANY(${ids}::uuid[])`;
-  for (const row of rows) {
-    research.set(row.id, {
-      content: row.content,
-      metadata: row.metadata,
-      timeframe: row.timeframe,
-      instruments: row.instruments,
-      links: row.linkTypes.map((linkType, i) => ({ linkType, targetMemoryId: row.linkTargets[i]! })),
-    });
+  for (const [id, content, metadata, timeframe, instruments, links] of result?.rows ?? []) {
+    research.set(id, { content, metadata, timeframe, instruments, links });
   }
   return research;
 }
 
-function provenanceOf(row: CandidateRow): ContextProvenance {
-  return {
-    runId: row.runId,
-    producerId: row.producerId,
-    producerName: row.producerName,
-    kind: row.runKind,
-    schedule: row.schedule,
-    evidenceBoundary: row.evidenceBoundary,
-    runStatus: row.runStatus,
-  };
-}
+const dateOf = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));
 
 /** The trading context of one agent for one instrument as of `at` (C1–C9); learnings are separate (C10). */
 export async function loadTradingContext(db: Database, query: ContextQuery): Promise<TradingContextView> {
-  const rows = await db.prisma.$queryRaw<CandidateRow[]>(candidatesStatement(query));
+  const [result] = await db.prisma.$queryRaw<[{ rows: CandidateTuple[] | null }]>(candidatesStatement(query));
   const candidates: EntryCandidate[] = [];
   const corrections: CorrectionRowCandidate[] = [];
   const enabled = new Map<string, boolean>();
-  for (const row of rows) {
+  for (const row of result?.rows ?? []) {
+    const [id, producerId, type, scope, createdAt, expiresAt, expiryPolicy, isCorrection] = row;
+    const [, , , , , , , , runId, kind, schedule, evidenceBoundary, runStatus, producerName, on, targets] =
+      row;
     const base = {
-      id: row.id,
-      producerId: row.producerId,
-      type: row.type,
-      scope: row.scope,
-      createdAt: row.createdAt,
-      expiresAt: row.expiresAt,
-      row,
+      id,
+      producerId,
+      type,
+      scope,
+      createdAt: new Date(createdAt),
+      expiresAt: dateOf(expiresAt),
+      expiryPolicy,
+      provenance: {
+        runId,
+        producerId,
+        producerName,
+        kind,
+        schedule,
+        evidenceBoundary: dateOf(evidenceBoundary),
+        runStatus,
+      },
     };
-    if (row.isCorrection) {
-      corrections.push({ ...base, correctionTargetIds: row.correctionTargetIds ?? [] });
+    if (isCorrection) {
+      corrections.push({ ...base, correctionTargetIds: targets ?? [] });
     } else {
       candidates.push(base);
       // No recorded change at `at` means the producer did not exist yet (legacy history): enabled.
-      enabled.set(row.producerId, row.enabled ?? true);
+      enabled.set(producerId, on ?? true);
     }
   }
 
@@ -288,10 +296,10 @@ export async function loadTradingContext(db: Database, query: ContextQuery): Pro
       type: record.type,
       scope: record.scope,
       status,
-      provenance: provenanceOf(record.row),
+      provenance: record.provenance,
       createdAt: record.createdAt,
       expiresAt: record.expiresAt,
-      expiryPolicy: record.row.expiryPolicy,
+      expiryPolicy: record.expiryPolicy,
       research: researchOf(record.id, withResearch),
     })),
     corrections: decided.corrections.map(
@@ -301,7 +309,7 @@ export async function loadTradingContext(db: Database, query: ContextQuery): Pro
         scope: record.scope,
         status,
         correctionTargetIds,
-        provenance: provenanceOf(record.row),
+        provenance: record.provenance,
         createdAt: record.createdAt,
         expiresAt,
         research: researchOf(record.id, withResearch),
