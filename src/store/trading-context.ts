@@ -1,6 +1,7 @@
-// The trading context's reads (C1–C10, T3). One indexed statement selects the candidates (C1, the
-// latest of each group by index probes, C2), the pure decision in ../domain/trading-context.ts decides
-// status and projection (C2–C7), and one more statement fetches the research it chose to show (C4).
+// The trading context's reads (C1–C10, T3). ONE indexed statement returns the candidates (C1, the
+// latest of each group by index probes, C2, the corrections, C6) with provenance, producer enablement
+// at `at` and the research of the unexpired ones; the pure decision in ../domain/trading-context.ts
+// decides status and projection (C2–C7). Learnings (C10) are Memory records, read through Prisma.
 import {
   decideTradingContext,
   type ContextCandidate,
@@ -97,10 +98,11 @@ type CandidateTuple = [
   enabled: boolean | null,
   /** Corrections only: the targets of its `corrects` links. */
   correctionTargetIds: string[] | null,
+  /** Only for records not expired at `at`: the research a FRESH status shows. */
+  research: ResearchTuple | null,
 ];
 
 type ResearchTuple = [
-  id: string,
   content: string,
   metadata: unknown,
   timeframe: string | null,
@@ -112,6 +114,7 @@ type ResearchTuple = [
 interface Shown {
   provenance: ContextProvenance;
   expiryPolicy: string | null;
+  research: ContextResearch | null;
 }
 type EntryCandidate = ContextCandidate & Shown;
 type CorrectionRowCandidate = CorrectionCandidate & Shown;
@@ -122,8 +125,8 @@ type CorrectionRowCandidate = CorrectionCandidate & Shown;
  * created after `at` (C9) a second probe finds the latest at or before `at` (instrument-targeting
  * records from MemoryTarget, agent-wide ones from Memory). Corrections: every Analysis correction of
  * the same scope/instrument filter created by `at` (grouping by target set is the domain's, C6).
- * Each row carries its provenance; entries carry their producer's enablement at `at` (C3, C9),
- * corrections their `corrects` targets.
+ * Each row carries its provenance (each run looked up once); entries their producer's enablement at
+ * `at` (C3, C9); corrections their `corrects` targets; unexpired records their research (C4).
  */
 function epochMs(column: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`(extract(epoch FROM ${column}) * 1000)::bigint`;
@@ -195,7 +198,7 @@ function candidatesStatement({ agentId, instrument, at }: ContextQuery): Prisma.
     ),
     row AS MATERIALIZED (
       SELECT m.id, m."sourceRunId", m."producerId", m.type, m.scope, m."createdAt", m."expiresAt", m."expiryPolicy",
-             p."isCorrection"
+             p."isCorrection", m.content, m.metadata, m.timeframe
         FROM picked p JOIN "Memory" m ON m.id = p.id
     ),
     -- A run usually publishes several records: look each run up once.
@@ -211,29 +214,18 @@ function candidatesStatement({ agentId, instrument, at }: ContextQuery): Prisma.
              CASE WHEN m."isCorrection" THEN ARRAY(
                SELECT l."targetMemoryId" FROM "MemoryLink" l
                 WHERE l."memoryId" = m.id AND l."linkType" = 'corrects' ORDER BY l.position)
+             END,
+             -- C4: only a record unexpired at at can be shown FRESH, so only those carry their research.
+             CASE WHEN m."expiresAt" IS NULL OR m."expiresAt" > ${at} THEN json_build_array(
+               m.content, m.metadata, m.timeframe,
+               ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."memoryId" = m.id ORDER BY t.position),
+               coalesce((SELECT json_agg(json_build_object('linkType', l."linkType", 'targetMemoryId', l."targetMemoryId")
+                                         ORDER BY l.position)
+                           FROM "MemoryLink" l WHERE l."memoryId" = m.id), '[]'))
              END)) AS rows
       FROM row m
       JOIN run r ON r.id = m."sourceRunId"
       JOIN producer pr ON pr.id = m."producerId"`;
-}
-
-/** C4: content, metadata, timeframe, targets and links of the records shown FRESH, in one statement. */
-async function loadResearch(db: Database, ids: string[]): Promise<Map<string, ContextResearch>> {
-  const research = new Map<string, ContextResearch>();
-  if (ids.length === 0) return research;
-  const [result] = await db.prisma.$queryRaw<[{ rows: ResearchTuple[] | null }]>`
-    SELECT json_agg(json_build_array(
-             m.id, m.content, m.metadata, m.timeframe,
-             ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."memoryId" = m.id ORDER BY t.position),
-             coalesce((SELECT json_agg(json_build_object('linkType', l."linkType", 'targetMemoryId', l."targetMemoryId")
-                                       ORDER BY l.position)
-                         FROM "MemoryLink" l WHERE l."memoryId" = m.id), '[]'))) AS rows
-      FROM "Memory" m
-     WHERE m.id = ANY(${ids}::uuid[])`;
-  for (const [id, content, metadata, timeframe, instruments, links] of result?.rows ?? []) {
-    research.set(id, { content, metadata, timeframe, instruments, links });
-  }
-  return research;
 }
 
 const dateOf = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));
@@ -246,8 +238,25 @@ export async function loadTradingContext(db: Database, query: ContextQuery): Pro
   const enabled = new Map<string, boolean>();
   for (const row of result?.rows ?? []) {
     const [id, producerId, type, scope, createdAt, expiresAt, expiryPolicy, isCorrection] = row;
-    const [, , , , , , , , runId, kind, schedule, evidenceBoundary, runStatus, producerName, on, targets] =
-      row;
+    const [
+      ,
+      ,
+      ,
+      ,
+      ,
+      ,
+      ,
+      ,
+      runId,
+      kind,
+      schedule,
+      evidenceBoundary,
+      runStatus,
+      producerName,
+      on,
+      targets,
+      body,
+    ] = row;
     const base = {
       id,
       producerId,
@@ -264,6 +273,13 @@ export async function loadTradingContext(db: Database, query: ContextQuery): Pro
         schedule,
         evidenceBoundary: dateOf(evidenceBoundary),
         runStatus,
+      },
+      research: body && {
+        content: body[0],
+        metadata: body[1],
+        timeframe: body[2],
+        instruments: body[3],
+        links: body[4],
       },
     };
     if (isCorrection) {
@@ -282,13 +298,12 @@ export async function loadTradingContext(db: Database, query: ContextQuery): Pro
     enabledAt: (producerId) => enabled.get(producerId) ?? true,
   });
 
-  const shown = [
-    ...decided.entries.filter((e) => e.withResearch).map((e) => e.record.id),
-    ...decided.corrections.filter((c) => c.withResearch).map((c) => c.record.id),
-  ];
-  const research = await loadResearch(db, shown);
-  const researchOf = (id: string, withResearch: boolean): ContextResearch | null =>
-    withResearch ? (research.get(id) ?? null) : null;
+  // C4/C7: research only with a FRESH status; a FRESH record is unexpired at `at`, so the statement returned it.
+  const researchOf = (record: Shown & { id: string }, withResearch: boolean): ContextResearch | null => {
+    if (!withResearch) return null;
+    if (!record.research) throw new Error(`research of FRESH record ${record.id} was not loaded`);
+    return record.research;
+  };
 
   return {
     entries: decided.entries.map(({ record, status, withResearch }) => ({
@@ -300,7 +315,7 @@ export async function loadTradingContext(db: Database, query: ContextQuery): Pro
       createdAt: record.createdAt,
       expiresAt: record.expiresAt,
       expiryPolicy: record.expiryPolicy,
-      research: researchOf(record.id, withResearch),
+      research: researchOf(record, withResearch),
     })),
     corrections: decided.corrections.map(
       ({ record, status, expiresAt, correctionTargetIds, withResearch }) => ({
@@ -312,7 +327,7 @@ export async function loadTradingContext(db: Database, query: ContextQuery): Pro
         provenance: record.provenance,
         createdAt: record.createdAt,
         expiresAt,
-        research: researchOf(record.id, withResearch),
+        research: researchOf(record, withResearch),
       }),
     ),
   };
