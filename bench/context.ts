@@ -318,11 +318,13 @@ producer AS MATERIALIZED (
 ),
 entry AS MATERIALIZED (
   SELECT m.id, m."sourceRunId", m."producerId", m.type, m.scope, m."createdAt", m."expiresAt", m."expiryPolicy",
+         m.content, m.metadata, m.timeframe,
          CASE WHEN NOT pr.enabled THEN 'DISABLED' WHEN m."expiresAt" <= $3 THEN 'STALE' ELSE 'FRESH' END AS status
     FROM kept k JOIN "Memory" m ON m.id = k.id JOIN producer pr ON pr.id = m."producerId"
 ),
 correction_candidate AS (
   SELECT m.id, m."sourceRunId", m."producerId", m.type, m.scope, m."createdAt", m."expiresAt",
+         m.content, m.metadata, m.timeframe,
          ARRAY(SELECT DISTINCT l."targetMemoryId" FROM "MemoryLink" l
                 WHERE l."memoryId" = m.id AND l."linkType" = 'corrects' ORDER BY 1) AS targets
     FROM (SELECT t."memoryId" AS id FROM "MemoryTarget" t
@@ -334,14 +336,19 @@ correction_candidate AS (
              AND m."createdAt" <= $3) c
     JOIN "Memory" m ON m.id = c.id
 ),
-correction AS (
-  SELECT c.*, o.current, o.latest
+correction AS MATERIALIZED (
+  SELECT c.*, CASE WHEN o.current = 0 THEN 'SUPERSEDED' WHEN c."expiresAt" <= $3 THEN 'STALE' ELSE 'FRESH' END AS status,
+         CASE WHEN o.current = 0 THEN c."expiresAt" ELSE least(c."expiresAt", o.latest) END AS "shownExpiresAt"
     FROM (SELECT DISTINCT ON ("producerId", scope, targets) * FROM correction_candidate
            ORDER BY "producerId", scope, targets, "createdAt" DESC, id DESC) c
     CROSS JOIN LATERAL (
       SELECT count(*) AS current,
              CASE WHEN bool_or(e."expiresAt" IS NULL) THEN NULL ELSE max(e."expiresAt") END AS latest
         FROM entry e WHERE e.status = 'FRESH' AND e.id = ANY(c.targets)) o
+),
+run AS MATERIALIZED (
+  SELECT r.id, r."producerId", r.kind, r.schedule, r."evidenceBoundary", r.status FROM "Run" r
+   WHERE r.id IN (SELECT "sourceRunId" FROM entry UNION SELECT "sourceRunId" FROM correction)
 ),
 learning AS (
   SELECT m.* FROM "Memory" m
@@ -357,29 +364,25 @@ SELECT json_build_object(
              'provenance', json_build_object('runId', r.id, 'producerId', r."producerId", 'producerName', p.name,
                  'kind', r.kind, 'schedule', r.schedule, 'evidenceBoundary', r."evidenceBoundary", 'runStatus', r.status),
              'research', CASE WHEN e.status = 'FRESH' THEN json_build_object(
-                 'content', m.content, 'metadata', m.metadata, 'timeframe', m.timeframe,
-                 'instruments', ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."memoryId" = m.id ORDER BY t.position),
+                 'content', e.content, 'metadata', e.metadata, 'timeframe', e.timeframe,
+                 'instruments', ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."memoryId" = e.id ORDER BY t.position),
                  'links', coalesce((SELECT json_agg(json_build_object('linkType', l."linkType", 'targetMemoryId', l."targetMemoryId") ORDER BY l.position)
-                                      FROM "MemoryLink" l WHERE l."memoryId" = m.id), '[]')) END)
+                                      FROM "MemoryLink" l WHERE l."memoryId" = e.id), '[]')) END)
            ORDER BY e.status <> 'FRESH', e."createdAt" DESC, e.id DESC)
-      FROM entry e JOIN "Run" r ON r.id = e."sourceRunId" JOIN producer p ON p.id = e."producerId"
-      JOIN "Memory" m ON m.id = e.id), '[]'),
+      FROM entry e JOIN run r ON r.id = e."sourceRunId" JOIN producer p ON p.id = e."producerId"), '[]'),
   'corrections', coalesce((
     SELECT json_agg(json_build_object(
-             'memoryId', c.id, 'type', c.type, 'scope', c.scope, 'status', s.status, 'correctionTargetIds', c.targets,
-             'createdAt', c."createdAt", 'expiresAt', CASE WHEN c.current = 0 THEN c."expiresAt" ELSE least(c."expiresAt", c.latest) END,
+             'memoryId', c.id, 'type', c.type, 'scope', c.scope, 'status', c.status, 'correctionTargetIds', c.targets,
+             'createdAt', c."createdAt", 'expiresAt', c."shownExpiresAt",
              'provenance', json_build_object('runId', r.id, 'producerId', r."producerId", 'producerName', p.name,
                  'kind', r.kind, 'schedule', r.schedule, 'evidenceBoundary', r."evidenceBoundary", 'runStatus', r.status),
-             'research', CASE WHEN s.status = 'FRESH' THEN json_build_object(
-                 'content', m.content, 'metadata', m.metadata, 'timeframe', m.timeframe,
-                 'instruments', ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."memoryId" = m.id ORDER BY t.position),
+             'research', CASE WHEN c.status = 'FRESH' THEN json_build_object(
+                 'content', c.content, 'metadata', c.metadata, 'timeframe', c.timeframe,
+                 'instruments', ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."memoryId" = c.id ORDER BY t.position),
                  'links', coalesce((SELECT json_agg(json_build_object('linkType', l."linkType", 'targetMemoryId', l."targetMemoryId") ORDER BY l.position)
-                                      FROM "MemoryLink" l WHERE l."memoryId" = m.id), '[]')) END)
-           ORDER BY s.status <> 'FRESH', c."createdAt" DESC, c.id DESC)
-      FROM correction c
-      CROSS JOIN LATERAL (SELECT CASE WHEN c.current = 0 THEN 'SUPERSEDED' WHEN c."expiresAt" <= $3 THEN 'STALE' ELSE 'FRESH' END AS status) s
-      JOIN "Run" r ON r.id = c."sourceRunId" JOIN "Producer" p ON p.id = c."producerId"
-      JOIN "Memory" m ON m.id = c.id), '[]'),
+                                      FROM "MemoryLink" l WHERE l."memoryId" = c.id), '[]')) END)
+           ORDER BY c.status <> 'FRESH', c."createdAt" DESC, c.id DESC)
+      FROM correction c JOIN run r ON r.id = c."sourceRunId" JOIN producer p ON p.id = c."producerId"), '[]'),
   'learnings', coalesce((
     SELECT json_agg(json_build_object(
              'id', l.id, 'agentId', l."agentId", 'type', l.type, 'scope', l.scope,

@@ -94,7 +94,12 @@ export function httpRoutes(deps: RouteDeps): Plugin {
       if (pathname === '/api/v1/memories') {
         if (request.method !== 'POST')
           return endResponse(json(405, { error: 'use POST', code: 'method_not_allowed' }));
-        return endResponse(await postMemory(deps, request));
+        try {
+          return endResponse(await postMemory(deps, request));
+        } catch (error) {
+          // e.g. the database stopped answering while resolving the token (W5: nothing leaks).
+          return endResponse(restErrorResponse(error, deps.logger));
+        }
       }
       if (deps.webRoot && request.method === 'GET' && !pathname.startsWith('/graphql')) {
         const response = await serveStatic(deps.webRoot, pathname);

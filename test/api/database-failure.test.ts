@@ -1,0 +1,55 @@
+// W5: a database that stops answering mid-service gives generic errors that leak nothing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CREATE_MEMORY,
+  createAgentFixture,
+  startHarness,
+  startRun,
+  type Harness,
+} from '../support/harness.js';
+
+let h: Harness;
+let token: string;
+
+beforeAll(async () => {
+  h = await startHarness();
+  const fx = await createAgentFixture(h, { instruments: ['ETH'] });
+  token = (await startRun(h, fx.producers.adhoc!.id)).token;
+  await h.db.close(); // the database becomes unreachable
+});
+afterAll(async () => {
+  await h.server.close();
+});
+
+const leaks = ['select', 'insert', 'prisma', 'pglite', 'pool', 'stack', '    at '];
+
+describe('database unreachable (W5)', () => {
+  it('W5: GraphQL answers a masked internal error', async () => {
+    const response = await h.fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({
+        query: CREATE_MEMORY,
+        variables: { input: { type: 'x', scope: 'AGENT', content: 'c' } },
+      }),
+    });
+    const text = await response.text();
+    expect(text).toContain('Unexpected error.');
+    for (const leak of leaks) expect(text.toLowerCase()).not.toContain(leak);
+  });
+
+  it('W5: the REST mirror answers 500 {"error":"internal error","code":"internal_error"}', async () => {
+    const response = await h.fetch('/api/v1/memories', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ type: 'x', scope: 'AGENT', content: 'c' }),
+    });
+    expect(response.status).toBe(500);
+    expect(await response.json()).toEqual({ error: 'internal error', code: 'internal_error' });
+  });
+
+  it('/readyz answers 503 while /healthz still answers 200', async () => {
+    expect((await h.fetch('/readyz')).status).toBe(503);
+    expect((await h.fetch('/healthz')).status).toBe(200);
+  });
+});
