@@ -5,7 +5,7 @@ import { importMemories } from '../store/memories.js';
 import { builder } from './builder.js';
 import type { GraphQLContext } from './context.js';
 import { MemoryScopeEnum, RunKindEnum, RunStatusEnum } from './enums.js';
-import { MemoryLinkInput } from './memory.js';
+import { recordInputFields } from './memory.js';
 
 function adminOnly(ctx: GraphQLContext): void {
   requireAdmin(ctx.caller, ctx.authFailure);
@@ -117,15 +117,9 @@ const StartRunInput = builder.inputType('StartRunInput', {
 const ImportMemoryInput = builder.inputType('ImportMemoryInput', {
   fields: (t) => ({
     agentId: t.field({ type: 'UUID', required: true }),
-    type: t.string({ required: true }),
-    scope: t.field({ type: MemoryScopeEnum, required: true }),
-    instruments: t.stringList({ required: false }),
-    content: t.string({ required: true }),
-    metadata: t.field({ type: 'JSON', required: false }),
-    timeframe: t.string({ required: false }),
+    ...recordInputFields(t),
     sourceRunId: t.field({ type: 'UUID', required: false }),
     createdAt: t.field({ type: 'DateTime', required: true }),
-    links: t.field({ type: [MemoryLinkInput], required: false }),
   }),
 });
 

@@ -10,6 +10,7 @@ import {
   ReservedMemoryTypeError,
 } from '../store/errors.js';
 import { createMemory, type WrittenMemory } from '../store/memories.js';
+import type { SchemaTypes } from '@pothos/core';
 import { builder } from './builder.js';
 import type { GraphQLContext } from './context.js';
 import { FreshnessEnum, MemoryScopeEnum, RunKindEnum, RunStatusEnum } from './enums.js';
@@ -207,8 +208,13 @@ export const MemoryLinkInput = builder.inputType('MemoryLinkInput', {
   }),
 });
 
-const CreateMemoryInput = builder.inputType('CreateMemoryInput', {
-  fields: (t) => ({
+/** The record fields a write and a legacy import share (W1, W4, W7 apply to both). */
+type SchemaTypesOf<B> = B extends PothosSchemaTypes.SchemaBuilder<infer T extends SchemaTypes> ? T : never;
+
+export function recordInputFields(
+  t: PothosSchemaTypes.InputFieldBuilder<SchemaTypesOf<typeof builder>, 'InputObject'>,
+) {
+  return {
     type: t.string({ required: true }),
     scope: t.field({ type: MemoryScopeEnum, required: true }),
     instruments: t.stringList({ required: false }),
@@ -216,6 +222,12 @@ const CreateMemoryInput = builder.inputType('CreateMemoryInput', {
     metadata: t.field({ type: 'JSON', required: false }),
     timeframe: t.string({ required: false }),
     links: t.field({ type: [MemoryLinkInput], required: false }),
+  };
+}
+
+const CreateMemoryInput = builder.inputType('CreateMemoryInput', {
+  fields: (t) => ({
+    ...recordInputFields(t),
     idempotencyKey: t.string({ required: false }),
   }),
 });

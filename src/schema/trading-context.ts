@@ -164,7 +164,7 @@ const DecisionAudit = builder.objectRef<DecisionForAudit>('DecisionAudit').imple
       resolve: async (query, audit, _args, ctx) => {
         const rows = await ctx.db.prisma.memory.findMany({
           ...query,
-          where: { id: { in: audit.linkedIds } },
+          where: { id: { in: audit.linkedIds }, agentId: audit.agentId },
         });
         const byId = new Map(rows.map((row) => [row.id, row]));
         return audit.linkedIds.flatMap((id) => byId.get(id) ?? []);
