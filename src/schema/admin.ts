@@ -4,7 +4,7 @@ import * as admin from '../store/admin.js';
 import { importMemories } from '../store/memories.js';
 import { builder } from './builder.js';
 import type { GraphQLContext } from './context.js';
-import { MemoryScopeEnum, RunKindEnum, RunStatusEnum } from './enums.js';
+import { RunKindEnum, RunStatusEnum } from './enums.js';
 import { recordInputFields } from './memory.js';
 
 function adminOnly(ctx: GraphQLContext): void {
