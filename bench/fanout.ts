@@ -43,14 +43,20 @@ export async function runFanoutBench(options: { databaseUrl: string }): Promise<
 
     const latencies: number[] = [];
     let ready = 0;
-    const query = 'subscription { memoryAdded(filter: { types: ["tick"] }) { cursor node { id type content createdAt instruments } } }';
+    const query =
+      'subscription { memoryAdded(filter: { types: ["tick"] }) { cursor node { id type content createdAt instruments } } }';
     const marker = Buffer.from('"createdAt":"');
     for (let i = 0; i < SUBSCRIBERS; i++) {
       // A minimal graphql-transport-ws peer: the load generator must stay much cheaper than the server.
       const socket = new WebSocket(`${service.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
       sockets.push(socket);
       socket.on('open', () =>
-        socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${createOperatorToken.token}` } })),
+        socket.send(
+          JSON.stringify({
+            type: 'connection_init',
+            payload: { authorization: `Bearer ${createOperatorToken.token}` },
+          }),
+        ),
       );
       socket.on('message', (data: Buffer) => {
         const at = data.indexOf(marker);
