@@ -119,6 +119,10 @@ interface Shown {
 type EntryCandidate = ContextCandidate & Shown;
 type CorrectionRowCandidate = CorrectionCandidate & Shown;
 
+function epochMs(column: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`(extract(epoch FROM ${column}) * 1000)::bigint`;
+}
+
 /**
  * C1 + C2 + C6 candidates in one statement. Kept entries: a recursive skip scan over the context
  * index visits each (producer, type) group once and reads its newest record; when that one was
@@ -128,10 +132,6 @@ type CorrectionRowCandidate = CorrectionCandidate & Shown;
  * Each row carries its provenance (each run looked up once); entries their producer's enablement at
  * `at` (C3, C9); corrections their `corrects` targets; unexpired records their research (C4).
  */
-function epochMs(column: Prisma.Sql): Prisma.Sql {
-  return Prisma.sql`(extract(epoch FROM ${column}) * 1000)::bigint`;
-}
-
 function candidatesStatement({ agentId, instrument, at }: ContextQuery): Prisma.Sql {
   return Prisma.sql`
     WITH RECURSIVE
@@ -237,26 +237,8 @@ export async function loadTradingContext(db: Database, query: ContextQuery): Pro
   const corrections: CorrectionRowCandidate[] = [];
   const enabled = new Map<string, boolean>();
   for (const row of result?.rows ?? []) {
-    const [id, producerId, type, scope, createdAt, expiresAt, expiryPolicy, isCorrection] = row;
-    const [
-      ,
-      ,
-      ,
-      ,
-      ,
-      ,
-      ,
-      ,
-      runId,
-      kind,
-      schedule,
-      evidenceBoundary,
-      runStatus,
-      producerName,
-      on,
-      targets,
-      body,
-    ] = row;
+    const [id, producerId, type, scope, createdAt, expiresAt, expiryPolicy, isCorrection, ...rest] = row;
+    const [runId, kind, schedule, evidenceBoundary, runStatus, producerName, on, targets, body] = rest;
     const base = {
       id,
       producerId,
