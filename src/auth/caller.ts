@@ -10,6 +10,8 @@ export interface RunIdentity {
   kind: RunKind;
   schedule: string | null;
   evidenceBoundary: Date | null;
+  /** Known when resolved from a token; lets a write answer without reading its record back. */
+  producerName?: string;
 }
 
 export type Caller =
@@ -30,7 +32,8 @@ export async function resolveCaller(
   if (tokensEqual(token, adminToken)) return { caller: { kind: 'admin', tokenKey }, failure: null };
   if (token.startsWith('run_')) {
     const [run] = await db.sql.query<RunIdentity & { status: string }>(
-      `SELECT id, "agentId", "producerId", kind, schedule, "evidenceBoundary", status FROM "Run" WHERE "tokenHash" = $1`,
+      `SELECT r.id, r."agentId", r."producerId", r.kind, r.schedule, r."evidenceBoundary", r.status, p.name AS "producerName"
+         FROM "Run" r JOIN "Producer" p ON p.id = r."producerId" WHERE r."tokenHash" = $1`,
       [tokenKey],
     );
     if (!run) return { caller: null, failure: 'unknown token' };

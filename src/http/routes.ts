@@ -10,7 +10,7 @@ import type { Logger } from '../logger.js';
 import { json } from './json.js';
 import { parseRestMemoryBody, restErrorResponse } from './rest-memories.js';
 import { createMemory } from '../store/memories.js';
-import { loadMemoryView } from '../store/memory-view.js';
+import { loadMemoryView, toMemoryView } from '../store/memory-view.js';
 
 interface RouteDeps {
   db: Database;
@@ -69,7 +69,9 @@ async function postMemory(deps: RouteDeps, request: Request): Promise<Response> 
   try {
     const written = await createMemory(deps.db, caller.run, parsed.input, deps.now());
     if (written.created) await deps.events.publishMemoryAdded(written);
-    const memory = await loadMemoryView(deps.db, written.id, deps.now());
+    const memory = written.row
+      ? toMemoryView(written.row as Parameters<typeof toMemoryView>[0], deps.now())
+      : await loadMemoryView(deps.db, written.id, deps.now());
     return json(201, { memory, expires_at: written.expiresAt?.toISOString() ?? null });
   } catch (error) {
     return restErrorResponse(error, deps.logger);

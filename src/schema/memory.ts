@@ -190,7 +190,9 @@ const CreateMemorySuccess = builder.objectRef<WrittenMemory>('CreateMemorySucces
   fields: (t) => ({
     memory: t.prismaField({
       type: 'Memory',
+      // A fresh write already holds everything the record shows; only a retry reads it back.
       resolve: (query, written, _args, ctx) =>
+        (written.row as never) ??
         ctx.db.prisma.memory.findUniqueOrThrow({ ...query, where: { id: written.id } }),
     }),
     expiresAt: t.expose('expiresAt', {

@@ -38,6 +38,39 @@ export interface WrittenMemory {
   expiresAt: Date | null;
   /** False when an idempotent retry returned the original record (W8): nothing new to announce. */
   created: boolean;
+  /** The stored record with its targets, links and source run, when the writer knows all of it. */
+  row?: WrittenRow;
+}
+
+/** The shape of a Memory row with the relations the API shows (as Prisma would read it back). */
+export interface WrittenRow {
+  id: string;
+  agentId: string;
+  type: string;
+  scope: MemoryScope;
+  content: string;
+  metadata: JsonObject;
+  timeframe: string | null;
+  sourceRunId: string;
+  producerId: string;
+  runKind: RunKind;
+  isCorrection: boolean;
+  createdAt: Date;
+  expiresAt: Date | null;
+  expiryPolicy: string | null;
+  idempotencyKey: string | null;
+  requestHash: string | null;
+  targets: { instrumentId: string }[];
+  links: { linkType: string; targetMemoryId: string }[];
+  sourceRun: {
+    id: string;
+    producerId: string;
+    kind: RunKind;
+    schedule: string | null;
+    evidenceBoundary: Date | null;
+    status: 'RUNNING';
+    producer: { name: string };
+  };
 }
 
 const CORRECTS = 'corrects';
@@ -223,6 +256,38 @@ export async function createMemory(
     if (key && hash && isUniqueViolation(error)) return findByIdempotencyKey(db, run.agentId, key, hash);
     throw error;
   }
+  const row: WrittenRow | undefined =
+    run.producerName === undefined
+      ? undefined
+      : {
+          id,
+          agentId: run.agentId,
+          type: input.type,
+          scope: input.scope,
+          content: input.content,
+          metadata: expiry.metadata,
+          timeframe: input.timeframe ?? null,
+          sourceRunId: run.id,
+          producerId: run.producerId,
+          runKind: run.kind,
+          isCorrection,
+          createdAt: now,
+          expiresAt: expiry.expiresAt,
+          expiryPolicy: expiry.expiryPolicy,
+          idempotencyKey: key,
+          requestHash: hash,
+          targets: shape.instruments.map((instrumentId) => ({ instrumentId })),
+          links: shape.links.map((link, i) => ({ linkType: link.linkType, targetMemoryId: linkIds[i]! })),
+          sourceRun: {
+            id: run.id,
+            producerId: run.producerId,
+            kind: run.kind,
+            schedule: run.schedule,
+            evidenceBoundary: run.evidenceBoundary,
+            status: 'RUNNING', // the token worked, so the run was running
+            producer: { name: run.producerName },
+          },
+        };
   return {
     id,
     agentId: run.agentId,
@@ -230,6 +295,7 @@ export async function createMemory(
     createdAt: now,
     expiresAt: expiry.expiresAt,
     created: true,
+    row,
   };
 }
 

@@ -1,6 +1,7 @@
 // A record with everything the Memory type shows, for callers outside GraphQL (REST, demo output).
 import { freshnessAt } from '../domain/expiry.js';
 import type { Database } from './db.js';
+import type { Memory } from './generated/prisma/client.js';
 
 export async function loadMemoryView(db: Database, id: string, now: Date) {
   const row = await db.prisma.memory.findUnique({
@@ -12,6 +13,37 @@ export async function loadMemoryView(db: Database, id: string, now: Date) {
     },
   });
   if (!row) return null;
+  return toMemoryView(row, now);
+}
+
+type ViewRow = Pick<
+  Memory,
+  | 'id'
+  | 'agentId'
+  | 'type'
+  | 'scope'
+  | 'content'
+  | 'metadata'
+  | 'timeframe'
+  | 'createdAt'
+  | 'expiresAt'
+  | 'expiryPolicy'
+> & {
+  targets: { instrumentId: string }[];
+  links: { linkType: string; targetMemoryId: string }[];
+  sourceRun: {
+    id: string;
+    producerId: string;
+    kind: string;
+    schedule: string | null;
+    evidenceBoundary: Date | null;
+    status: string;
+    producer: { name: string };
+  } | null;
+};
+
+/** The REST (snake_case) view of a record. */
+export function toMemoryView(row: ViewRow, now: Date) {
   return {
     id: row.id,
     agent_id: row.agentId,

@@ -126,6 +126,27 @@ describe('createMemory — scope, targets and provenance (W1–W3)', () => {
     });
     expect(memory.agentId).toBe(fx.agentId);
   });
+  it('the write answers with exactly what a later read of the record returns', async () => {
+    const target = await writeOk(h, adhoc.token, note());
+    const written = await writeOk(
+      h,
+      analysis.token,
+      note({
+        instruments: ['SOL', 'ETH'],
+        timeframe: '5m',
+        links: [{ targetMemoryId: target.id.toUpperCase(), linkType: 'evidence' }],
+      }),
+    );
+    const fields = CREATE_MEMORY.slice(
+      CREATE_MEMORY.indexOf('memory {') + 'memory '.length,
+      CREATE_MEMORY.indexOf('}\n      }') + 1,
+    );
+    const read = await h.ok<{ memory: Record<string, unknown> }>(
+      `query($id: UUID!) { memory(id: $id) ${fields} }`,
+      { id: written.id },
+    );
+    expect(written).toEqual(read.memory);
+  });
 });
 
 describe('createMemory — links (W4) and atomicity (W5)', () => {
