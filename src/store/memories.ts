@@ -105,37 +105,29 @@ function requestHash(input: CreateMemoryInput): string {
     .digest('hex');
 }
 
-/** W2 and W4 in one round trip: which targets are selected+active, which link targets belong to the agent. */
-async function checkReferences(
-  db: Database,
-  agentId: string,
-  instruments: string[],
-  linkIds: string[],
-): Promise<{ selected: Set<string>; linkable: Set<string> }> {
-  if (!instruments.length && !linkIds.length) return { selected: new Set(), linkable: new Set() };
-  const rows = await db.sql.query<{ kind: string; id: string }>(
-    `SELECT 'target' AS kind, s."instrumentId" AS id
-       FROM "AgentInstrument" s JOIN "Instrument" i ON i.id = s."instrumentId"
-      WHERE s."agentId" = $1 AND s."deselectedAt" IS NULL AND i.active AND s."instrumentId" = ANY($2::text[])
-     UNION ALL
-     SELECT 'link', m.id::text FROM "Memory" m WHERE m."agentId" = $1 AND m.id = ANY($3::uuid[])`,
-    [agentId, instruments, linkIds],
-  );
-  const selected = new Set<string>();
-  const linkable = new Set<string>();
-  for (const row of rows) (row.kind === 'target' ? selected : linkable).add(row.id);
-  return { selected, linkable };
-}
-
 /**
- * W5: the record, its targets and its links in ONE statement (data-modifying CTEs), so the write is
- * atomic without an interactive transaction and costs a single round trip.
+ * W2, W4 and W5 in ONE statement: it checks that every target is an active instrument the agent
+ * selects and every link target a record of the agent, and only then inserts the record, its
+ * targets and its links (data-modifying CTEs) — atomic without an interactive transaction, one
+ * round trip. When a check fails nothing is inserted and the valid references come back, so the
+ * caller can name the first bad index.
  */
 const INSERT_MEMORY = `
-WITH m AS (
+WITH selected AS (
+  SELECT coalesce(array_agg(s."instrumentId"), '{}') AS ids
+    FROM "AgentInstrument" s JOIN "Instrument" i ON i.id = s."instrumentId"
+   WHERE s."agentId" = $2 AND s."deselectedAt" IS NULL AND i.active AND s."instrumentId" = ANY($17::text[])
+), linkable AS (
+  SELECT coalesce(array_agg(m.id), '{}') AS ids FROM "Memory" m WHERE m."agentId" = $2 AND m.id = ANY($18::uuid[])
+), valid AS (
+  SELECT cardinality(selected.ids) = cardinality($17::text[])
+     AND cardinality(linkable.ids) = (SELECT count(DISTINCT target) FROM unnest($18::uuid[]) AS target) AS ok
+    FROM selected, linkable
+), m AS (
   INSERT INTO "Memory" (id, "agentId", type, scope, content, metadata, timeframe, "sourceRunId", "producerId",
                         "runKind", "isCorrection", "createdAt", "expiresAt", "expiryPolicy", "idempotencyKey", "requestHash")
-  VALUES ($1, $2, $3, $4::"MemoryScope", $5, $6::json, $7, $8, $9, $10::"RunKind", $11, $12, $13, $14, $15, $16)
+  SELECT $1, $2, $3, $4::"MemoryScope", $5, $6::json, $7, $8, $9, $10::"RunKind", $11, $12, $13, $14, $15, $16
+    FROM valid WHERE valid.ok
   RETURNING id
 ), t AS (
   INSERT INTO "MemoryTarget" ("memoryId", position, "instrumentId", "agentId", "producerId", "runKind", type, "isCorrection", "createdAt")
@@ -146,7 +138,7 @@ WITH m AS (
   SELECT m.id, u.ord - 1, u.target, u.link_type
     FROM m, unnest($18::uuid[], $19::text[]) WITH ORDINALITY AS u(target, link_type, ord)
 )
-SELECT id FROM m`;
+SELECT (SELECT id FROM m) AS id, selected.ids AS selected, linkable.ids::text[] AS linkable FROM selected, linkable`;
 
 /** SQLSTATE 23505 from either driver: a unique index refused the row. */
 function isUniqueViolation(error: unknown): boolean {
@@ -221,40 +213,47 @@ export async function createMemory(
   if (!expiry.ok) throw new MemoryValidationError(expiry.error.field, expiry.error.message);
 
   const linkIds = shape.links.map((l) => l.targetMemoryId.toLowerCase());
-  const { selected, linkable } = await checkReferences(db, run.agentId, shape.instruments, linkIds);
-  const badTarget = shape.instruments.findIndex((id) => !selected.has(id));
-  if (badTarget >= 0) throw new InvalidMemoryTargetError(badTarget, shape.instruments[badTarget]!);
-  const badLink = linkIds.findIndex((id) => !linkable.has(id));
-  if (badLink >= 0) throw new InvalidMemoryLinkError(badLink);
-
   const id = randomUUID();
   const isCorrection = shape.links.some((l) => l.linkType === CORRECTS);
+  let result: { id: string | null; selected: string[]; linkable: string[] } | undefined;
   try {
-    await db.sql.query(INSERT_MEMORY, [
-      id,
-      run.agentId,
-      input.type,
-      input.scope,
-      input.content,
-      JSON.stringify(expiry.metadata),
-      input.timeframe ?? null,
-      run.id,
-      run.producerId,
-      run.kind,
-      isCorrection,
-      now,
-      expiry.expiresAt,
-      expiry.expiryPolicy,
-      key,
-      hash,
-      shape.instruments,
-      linkIds,
-      shape.links.map((link) => link.linkType),
-    ]);
+    [result] = await db.sql.query<{ id: string | null; selected: string[]; linkable: string[] }>(
+      INSERT_MEMORY,
+      [
+        id,
+        run.agentId,
+        input.type,
+        input.scope,
+        input.content,
+        JSON.stringify(expiry.metadata),
+        input.timeframe ?? null,
+        run.id,
+        run.producerId,
+        run.kind,
+        isCorrection,
+        now,
+        expiry.expiresAt,
+        expiry.expiryPolicy,
+        key,
+        hash,
+        shape.instruments,
+        linkIds,
+        shape.links.map((link) => link.linkType),
+      ],
+    );
   } catch (error) {
     // W8 under concurrency: the loser of a race on the same key answers like a retry.
     if (key && hash && isUniqueViolation(error)) return findByIdempotencyKey(db, run.agentId, key, hash);
     throw error;
+  }
+  if (!result?.id) {
+    const selected = new Set(result?.selected ?? []);
+    const linkable = new Set(result?.linkable ?? []);
+    const badTarget = shape.instruments.findIndex((instrument) => !selected.has(instrument));
+    if (badTarget >= 0) throw new InvalidMemoryTargetError(badTarget, shape.instruments[badTarget]!);
+    const badLink = linkIds.findIndex((target) => !linkable.has(target));
+    if (badLink >= 0) throw new InvalidMemoryLinkError(badLink);
+    throw new Error('memory insert returned no row although every reference is valid');
   }
   const row: WrittenRow | undefined =
     run.producerName === undefined
