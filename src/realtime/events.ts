@@ -1,7 +1,7 @@
-// Post-commit "memory added" events. Single instance: Yoga's in-process pub/sub. Several instances
-// (L3): the same pub/sub over Redis through @graphql-yoga/redis-event-target.
-import { setMaxListeners } from 'node:events';
-import { createPubSub, type PubSub } from 'graphql-yoga';
+// Post-commit "memory added" events over an EventTarget: in-process by default, or Redis pub/sub
+// through @graphql-yoga/redis-event-target when several instances run (L3). Each instance adds one
+// target listener per agent and fans out to its local subscribers itself (no per-subscriber queue
+// objects in the hot path).
 import type { TypedEventTarget } from '@graphql-yoga/typed-event-target';
 
 export interface MemoryAddedEvent {
@@ -11,35 +11,58 @@ export interface MemoryAddedEvent {
   createdAt: string;
 }
 
-type Channels = { 'memory:added': [agentId: string, event: MemoryAddedEvent] };
+export type MemoryAddedListener = (event: MemoryAddedEvent) => void;
 
 export interface MemoryEvents {
   /** Call only after the write committed. */
   publishMemoryAdded(memory: { id: string; agentId: string; type: string; createdAt: Date }): Promise<void>;
-  subscribe(agentId: string): AsyncIterable<MemoryAddedEvent>;
+  /** Calls `listener` for each event of `agentId` until the returned function is called. */
+  listen(agentId: string, listener: MemoryAddedListener): () => void;
   close(): Promise<void>;
 }
 
+const topicOf = (agentId: string) => `memory:added:${agentId}`;
+
 export function createMemoryEvents(
-  eventTarget?: TypedEventTarget<CustomEvent>,
+  eventTarget: TypedEventTarget<CustomEvent> = new EventTarget() as TypedEventTarget<CustomEvent>,
   closeTarget: () => Promise<void> = async () => {},
 ): MemoryEvents {
-  // Every subscriber is a listener: thousands per agent are expected, not a leak.
-  const target = eventTarget ?? new EventTarget();
-  if (target instanceof EventTarget) setMaxListeners(0, target);
-  const pubsub: PubSub<Channels> = createPubSub<Channels>({
-    eventTarget: target as TypedEventTarget<CustomEvent>,
-  });
+  const local = new Map<
+    string,
+    { listeners: Set<MemoryAddedListener>; dispatch: (event: CustomEvent) => void }
+  >();
   return {
     async publishMemoryAdded(memory) {
-      pubsub.publish('memory:added', memory.agentId, {
+      const detail: MemoryAddedEvent = {
         id: memory.id,
         agentId: memory.agentId,
         type: memory.type,
         createdAt: memory.createdAt.toISOString(),
-      });
+      };
+      eventTarget.dispatchEvent(new CustomEvent(topicOf(memory.agentId), { detail }));
     },
-    subscribe: (agentId) => pubsub.subscribe('memory:added', agentId),
+    listen(agentId, listener) {
+      const topic = topicOf(agentId);
+      let entry = local.get(topic);
+      if (!entry) {
+        const listeners = new Set<MemoryAddedListener>();
+        const dispatch = (event: CustomEvent) => {
+          for (const deliver of listeners) deliver(event.detail as MemoryAddedEvent);
+        };
+        entry = { listeners, dispatch };
+        local.set(topic, entry);
+        eventTarget.addEventListener(topic, dispatch);
+      }
+      entry.listeners.add(listener);
+      const current = entry;
+      return () => {
+        current.listeners.delete(listener);
+        if (current.listeners.size === 0 && local.get(topic) === current) {
+          local.delete(topic);
+          eventTarget.removeEventListener(topic, current.dispatch);
+        }
+      };
+    },
     close: closeTarget,
   };
 }

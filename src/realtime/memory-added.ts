@@ -9,7 +9,7 @@ import type { MemoryAddedEvent, MemoryEvents } from './events.js';
 export const REPLAY_PAGE_SIZE = 200;
 /** Undelivered live events one subscription may hold before it is ended as a slow consumer. */
 export const MAX_PENDING_EVENTS = 1000;
-/** How many replayed ids are remembered to drop their late live duplicates. */
+/** How many replayed ids are remembered to drop their late live duplicates (per subscription). */
 const REMEMBERED_IDS = 10_000;
 
 /** Ends one subscription whose consumer fell too far behind; it resumes with `after`. */
@@ -38,32 +38,16 @@ export async function* memoryAddedStream(options: {
 }): AsyncGenerator<AddedRecord> {
   const { db, events, agentId, filter } = options;
   const maxPending = options.maxPending ?? MAX_PENDING_EVENTS;
-  const live = events.subscribe(agentId)[Symbol.asyncIterator]();
   const pending: MemoryAddedEvent[] = [];
   const waiter: { wake: (() => void) | null } = { wake: null };
   let overflow = false;
-  let ended = false;
-  let failure: unknown = null;
 
-  // Pump live events into a bounded queue from the start, so none is missed during the replay.
-  const first = live.next();
-  const pump = (async () => {
-    try {
-      for (let next = await first; !next.done; next = await live.next()) {
-        if (pending.length >= maxPending) {
-          overflow = true;
-        } else {
-          pending.push(next.value);
-        }
-        waiter.wake?.();
-      }
-    } catch (error) {
-      failure = error;
-    } finally {
-      ended = true;
-      waiter.wake?.();
-    }
-  })();
+  // Listen before the replay starts, into a bounded queue, so no event is missed meanwhile.
+  const stopListening = events.listen(agentId, (event) => {
+    if (pending.length >= maxPending) overflow = true;
+    else pending.push(event);
+    waiter.wake?.();
+  });
 
   const seen = new Set<string>();
   const remember = (id: string) => {
@@ -92,17 +76,14 @@ export async function* memoryAddedStream(options: {
         if (seen.has(event.id)) continue;
         const record = { id: event.id, type: event.type, createdAt: new Date(event.createdAt) };
         if (!matchesFilter(record, filter)) continue;
-        remember(event.id);
+        // Each commit is published once, so only replayed ids need remembering.
         yield record;
         continue;
       }
-      if (failure) throw failure;
-      if (ended) return;
       await new Promise<void>((resolve) => (waiter.wake = resolve));
       waiter.wake = null;
     }
   } finally {
-    await live.return?.();
-    await pump;
+    stopListening();
   }
 }
