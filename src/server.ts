@@ -22,6 +22,10 @@ import { SharedLoads } from './realtime/shared-loads.js';
 import { createSharedSubscribe } from './realtime/shared-subscribe.js';
 import type { Logger } from './logger.js';
 import { httpRoutes } from './http/routes.js';
+import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 
 export interface ServerDeps {
   db: Database;
@@ -128,7 +132,14 @@ export function createServer(deps: ServerDeps): Server {
       warn: (...args) => deps.logger.warn(args.map(String).join(' ')),
       error: (...args) => deps.logger.error(args.map(String).join(' ')),
     },
-    plugins: [routes],
+    // Request limits (GraphQL Armor): parse and validation refuse abusive documents before execution.
+    plugins: [
+      routes,
+      maxTokensPlugin({ n: 2000 }),
+      maxDepthPlugin({ n: 12, flattenFragments: true }),
+      maxAliasesPlugin({ n: 20 }),
+      costLimitPlugin({ maxCost: 10_000 }),
+    ],
   });
 
   const httpServer = http.createServer(yoga);
