@@ -169,3 +169,23 @@ describe('memoryAdded over Server-Sent Events (L1)', () => {
     expect(await response.text()).toContain('UNAUTHENTICATED');
   });
 });
+
+describe('shutdown', () => {
+  it('closing the server closes open WebSockets with 1001 (going away)', async () => {
+    const own = await startHarness();
+    const address = await own.server.listen(0, '127.0.0.1');
+    const agent = await createAgentFixture(own, { instruments: ['ETH'] });
+    const codes: number[] = [];
+    const client = wsClient(`http://127.0.0.1:${address.port}`, agent.operatorToken, {
+      onClose: (code) => codes.push(code),
+    });
+    const sub = subscribeWs(client, {});
+    await settle();
+    await settle();
+    await own.close();
+    await sub.closed.catch(() => undefined);
+    for (let i = 0; i < 20 && codes.length === 0; i++) await settle();
+    expect(codes).toContain(1001);
+    await client.dispose();
+  });
+});
