@@ -7,7 +7,8 @@ import { createLogger } from './logger.js';
 import { openDatabase } from './store/db.js';
 import { createServer } from './server.js';
 import { createRealtime } from './realtime/index.js';
-import { seedDemo } from './demo/seed.js';
+import { DEMO_AGENT_NAME, seedDemo } from './demo/seed.js';
+import { createOperatorToken } from './store/admin.js';
 
 async function main(): Promise<void> {
   let config;
@@ -54,9 +55,14 @@ async function main(): Promise<void> {
       lines.push(`  operator token: ${demo.operatorToken}`);
       lines.push(`  open:          ${base}/#token=${demo.operatorToken}`);
     } else {
-      lines.push(
-        '  demo: the database already has data; not seeded again (operator tokens are shown only once)',
-      );
+      // Already seeded: tokens are stored only as hashes, so sign in with a fresh operator token.
+      const agent = await db.prisma.agent.findUnique({ where: { name: DEMO_AGENT_NAME } });
+      if (agent) {
+        const { token } = await createOperatorToken(db, agent.id);
+        lines.push(`  demo agent:    ${agent.name} (${agent.id}), already seeded`);
+        lines.push(`  operator token: ${token}`);
+        lines.push(`  open:          ${base}/#token=${token}`);
+      }
     }
   }
   console.log(lines.join('\n'));

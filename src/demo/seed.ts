@@ -14,6 +14,7 @@ export interface DemoSeed {
 }
 
 const MINUTE = 60_000;
+export const DEMO_AGENT_NAME = 'demo-trader';
 
 /** Seeds once: returns null when the database already has an agent. */
 export async function seedDemo(db: Database, now: Date): Promise<DemoSeed | null> {
@@ -22,7 +23,7 @@ export async function seedDemo(db: Database, now: Date): Promise<DemoSeed | null
   const floorTo = (date: Date, schedule: Schedule) =>
     new Date(Math.floor(date.getTime() / scheduleMs(schedule)) * scheduleMs(schedule));
 
-  const agent = await admin.createAgent(db, { name: 'demo-trader' });
+  const agent = await admin.createAgent(db, { name: DEMO_AGENT_NAME });
   for (const id of ['BTC', 'ETH', 'SOL', 'kPEPE']) await admin.upsertInstrument(db, { id, active: true });
   await admin.setAgentInstruments(db, agent.id, ['BTC', 'ETH', 'SOL'], at(60 * 24 * 3));
 

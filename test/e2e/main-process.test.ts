@@ -56,4 +56,21 @@ describe('the service process (embedded mode)', () => {
     expect(code).toBe(0);
     expect(ms).toBeLessThan(5000);
   });
+
+  it('a restart keeps the data, applies no migration again and prints a fresh working sign-in link', async () => {
+    service = await startServiceProcess({ DATA_DIR: dataDir, DATABASE_URL: '', ADMIN_TOKEN: '', DEMO: '' });
+    for (let i = 0; i < 50 && !/#token=op_\S+\n/.test(service.output()); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    const out = service.output();
+    expect(out).toContain('already seeded');
+    expect(out).not.toContain('migrations applied');
+    const token = /#token=(op_\S+)/.exec(out)![1]!;
+    const response = await fetch(`${service.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: '{ memories(first: 1) { edges { node { id } } } }' }),
+    });
+    const { data } = (await response.json()) as { data: { memories: { edges: unknown[] } } };
+    expect(data.memories.edges).toHaveLength(1);
+  });
 });
