@@ -1,10 +1,11 @@
 // Opaque keyset cursors (createdAt, id) shared by "load older" pages (B4) and subscription resumes (L2).
+import { isUuid } from './uuid.js';
+
 export interface CursorPosition {
   createdAt: Date;
   id: string;
 }
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const BASE64URL_PATTERN = /^[A-Za-z0-9_-]+$/;
 const ISO_INSTANT_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -23,7 +24,7 @@ export function decodeCursor(cursor: string): CursorPosition | null {
   const parts = text.split('|');
   if (parts.length !== 2) return null;
   const [iso, id] = parts as [string, string];
-  if (!ISO_INSTANT_PATTERN.test(iso) || !UUID_PATTERN.test(id)) return null;
+  if (!ISO_INSTANT_PATTERN.test(iso) || !isUuid(id)) return null;
   const createdAt = new Date(iso);
   // Round trip rejects impossible dates that Date would otherwise roll over (e.g. Feb 30).
   if (Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== iso) return null;

@@ -8,9 +8,8 @@ import {
   MemoryValidationError,
   ReservedMemoryTypeError,
 } from '../store/errors.js';
+import { isUuid } from '../domain/uuid.js';
 import { json } from './json.js';
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type Parsed = { ok: true; input: CreateMemoryInput } | { ok: false; field: string; message: string };
 
@@ -42,7 +41,7 @@ export function parseRestMemoryBody(body: unknown): Parsed {
     for (const [i, link] of b.links.entries()) {
       const l = (link ?? {}) as Record<string, unknown>;
       // W4: a malformed UUID is a request validation error, not a 422.
-      if (typeof l.target_memory_id !== 'string' || !uuidPattern.test(l.target_memory_id)) {
+      if (!isUuid(l.target_memory_id)) {
         return fail(`links[${i}].target_memory_id`, `links[${i}].target_memory_id must be a UUID`);
       }
       if (typeof l.link_type !== 'string')

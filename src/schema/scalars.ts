@@ -1,5 +1,6 @@
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import { DateTimeResolver, JSONResolver, UUIDResolver } from 'graphql-scalars';
+import { isUuid } from '../domain/uuid.js';
 import { builder } from './builder.js';
 
 builder.addScalarType('DateTime', DateTimeResolver);
@@ -15,10 +16,8 @@ builder.addScalarType(
   }),
 );
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function parseUuid(value: unknown): string {
-  if (typeof value !== 'string' || !uuidPattern.test(value)) {
+  if (!isUuid(value)) {
     throw new GraphQLError(
       `UUID cannot represent ${JSON.stringify(value)}: expected a UUID like 00000000-0000-4000-8000-000000000000`,
     );
