@@ -4,17 +4,13 @@ import { generateToken, hashToken } from '../auth/tokens.js';
 import { isSchedule, scheduleMs } from '../domain/schedule.js';
 import type { RunKind } from '../domain/types.js';
 import type { Database } from './db.js';
-import { ConflictError, InputError, NotFoundError } from './errors.js';
-import { Prisma } from './generated/prisma/client.js';
+import { ConflictError, InputError, isUniqueViolation, NotFoundError } from './errors.js';
+import type { Prisma } from './generated/prisma/client.js';
 
 /** Canonical Hyperliquid names: letters and digits only (`BTC`, `kPEPE`); no `-PERP` suffix. */
 const instrumentIdPattern = /^[A-Za-z0-9]{1,32}$/;
 const terminalStatuses = ['SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
 export type TerminalRunStatus = (typeof terminalStatuses)[number];
-
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
-}
 
 export async function createAgent(db: Database, input: { name: string }) {
   const name = input.name.trim();

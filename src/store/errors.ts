@@ -1,3 +1,5 @@
+import { Prisma } from './generated/prisma/client.js';
+
 // Typed failures of the store layer: one class per case. The GraphQL layer (errors plugin and
 // error masking) and the REST layer map these classes; nothing classifies by message text (W5).
 
@@ -91,4 +93,12 @@ export class ImportItemError extends StoreError {
     super(`input[${index}]: ${cause.message}`);
     this.code = cause.code;
   }
+}
+
+/** A unique index refused the row: SQLSTATE 23505 from either driver, or Prisma's P2002. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return (
+    code === '23505' || (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002')
+  );
 }

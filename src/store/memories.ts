@@ -12,11 +12,12 @@ import {
   InputError,
   InvalidMemoryLinkError,
   InvalidMemoryTargetError,
+  isUniqueViolation,
   MemoryValidationError,
   ReservedMemoryTypeError,
   StoreError,
 } from './errors.js';
-import { Prisma, type RunKind } from './generated/prisma/client.js';
+import type { Prisma, RunKind } from './generated/prisma/client.js';
 
 export interface CreateMemoryInput {
   type: string;
@@ -139,14 +140,6 @@ WITH selected AS (
     FROM m, unnest($18::uuid[], $19::text[]) WITH ORDINALITY AS u(target, link_type, ord)
 )
 SELECT (SELECT id FROM m) AS id, selected.ids AS selected, linkable.ids::text[] AS linkable FROM selected, linkable`;
-
-/** SQLSTATE 23505 from either driver: a unique index refused the row. */
-function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return (
-    code === '23505' || (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002')
-  );
-}
 
 function throwShapeError(check: Exclude<ReturnType<typeof checkWriteShape>, { ok: true }>): never {
   if (check.kind === 'reserved') throw new ReservedMemoryTypeError(check.message);
