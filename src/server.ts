@@ -210,7 +210,8 @@ export function createServer(deps: ServerDeps): Server {
           document,
           variableValues: payload.variables,
           contextValue: await enveloped.contextFactory(),
-          rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
+          // Queries and mutations over the socket run through Yoga's plugins; subscriptions through sharedSubscribe.
+          rootValue: { execute: enveloped.execute },
         };
       },
     },
@@ -249,5 +250,4 @@ export function createServer(deps: ServerDeps): Server {
 
 interface EnvelopedRoot {
   execute: (args: unknown) => ReturnType<typeof import('graphql').execute>;
-  subscribe: (args: unknown) => ReturnType<typeof import('graphql').subscribe>;
 }
