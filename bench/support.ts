@@ -1,21 +1,17 @@
 // Shared pieces of the benchmarks: a migrated PostgreSQL database, a listening server, percentiles.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { pino } from 'pino';
 import { createServer, type Server } from '../src/server.js';
 import { createMemoryEvents, type MemoryEvents } from '../src/realtime/events.js';
 import { openDatabase, type Database } from '../src/store/db.js';
+import { withDatabaseName } from '../test/support/env.js';
+import { startServiceProcess as startServiceProcessWith } from '../test/support/processes.js';
 
 export const BENCH_ADMIN_TOKEN = 'adm_bench_token_0123456789abcdef';
 
-export function withDatabaseName(url: string, name: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${name}`;
-  return parsed.toString();
-}
+export { withDatabaseName };
 
 /** Creates the database when missing (and `fresh` drops it first), then applies migrations. */
 export async function benchDatabase(baseUrl: string, name: string, fresh: boolean): Promise<string> {
@@ -100,8 +96,6 @@ export async function closedLoop(clients: number, seconds: number, op: (client: 
   return { opsPerSecond: latencies.length / elapsed, latencies };
 }
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
 /** The real service (`src/main.ts`) in its own process, as production runs it; the load comes from this process. */
 export async function startServiceProcess(
   databaseUrl: string,
@@ -111,37 +105,23 @@ export async function startServiceProcess(
   const profile = process.env.BENCH_PROFILE
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
     : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(repoRoot, 'src/main.ts')], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
+  const service = await startServiceProcessWith(
+    {
       DATABASE_URL: databaseUrl,
       ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
-      PORT: '0',
       DEMO: '0',
       LOG_LEVEL: 'warn',
       NODE_ENV: 'production',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (http:\/\/[^\s]+)/.exec(out);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`service exited with ${code}: ${out}`)));
-  });
+    profile,
+  );
   return {
-    url,
-    child,
-    close: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    url: service.url,
+    child: service.child,
+    close: async () => {
+      await service.stop('SIGTERM');
+    },
   };
 }
 

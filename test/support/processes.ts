@@ -37,12 +37,20 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; ms: number }>;
 }
 
-export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')], {
-    cwd: repoRoot,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** `nodeArgs` go before the entry point (e.g. `--cpu-prof` for a benchmark). */
+export async function startServiceProcess(
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<ServiceProcess> {
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, '--import', 'tsx', path.join(repoRoot, 'src/main.ts')],
+    {
+      cwd: repoRoot,
+      env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
