@@ -32,6 +32,8 @@ export interface Database {
   readonly prisma: PrismaClient;
   /** The hot paths (token lookup, the write statement) skip the ORM's per-query overhead. */
   readonly sql: Sql;
+  /** Runs `work` in one transaction on the driver: committed when it resolves, rolled back when it throws. */
+  sqlTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
   /** The PostgreSQL pool (null for PGlite), for LISTEN/NOTIFY and the raw-SQL baselines. */
   readonly pool: pg.Pool | null;
   /** The embedded database (null for PostgreSQL). */
@@ -79,11 +81,36 @@ function makeDatabase(
     : {
         query: async <T>(text: string, params: unknown[] = []) => (await pglite!.query<T>(text, params)).rows,
       };
+  const sqlTransaction = async <T>(work: (sql: Sql) => Promise<T>): Promise<T> => {
+    if (!pool) {
+      return pglite!.transaction((tx) =>
+        work({
+          query: async <R>(text: string, params: unknown[] = []) => (await tx.query<R>(text, params)).rows,
+        }),
+      );
+    }
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work({
+        query: async <R>(text: string, params: unknown[] = []) =>
+          (await client.query(text, params)).rows as R[],
+      });
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  };
   let closed = false;
   return {
     kind,
     prisma,
     sql,
+    sqlTransaction,
     pool,
     pglite,
     migrate: () => applyMigrations(migrationAdapter(kind, adapter, pool)),

@@ -5,7 +5,7 @@ import type { RunIdentity } from '../auth/caller.js';
 import { evaluateStoredExpiry, stampWriteExpiry } from '../domain/expiry.js';
 import type { JsonObject, MemoryScope } from '../domain/types.js';
 import { checkWriteShape, type WriteLink } from '../domain/write-validation.js';
-import type { Database } from './db.js';
+import type { Database, Sql } from './db.js';
 import {
   IdempotencyConflictError,
   ImportItemError,
@@ -17,7 +17,7 @@ import {
   ReservedMemoryTypeError,
   StoreError,
 } from './errors.js';
-import type { Prisma, RunKind } from './generated/prisma/client.js';
+import type { RunKind } from './generated/prisma/client.js';
 
 export interface CreateMemoryInput {
   type: string;
@@ -106,18 +106,23 @@ function requestHash(input: CreateMemoryInput): string {
     .digest('hex');
 }
 
-/**
- * W2, W4 and W5 in ONE statement: it checks that every target is an active instrument the agent
- * selects and every link target a record of the agent, and only then inserts the record, its
- * targets and its links (data-modifying CTEs) — atomic without an interactive transaction, one
- * round trip. When a check fails nothing is inserted and the valid references come back, so the
- * caller can name the first bad index.
- */
-const INSERT_MEMORY = `
-WITH selected AS (
-  SELECT coalesce(array_agg(s."instrumentId"), '{}') AS ids
+/** Which instruments a record may target: writes need selected, active ones (W2); imports only catalog ones (I2). */
+const TARGETABLE = {
+  selected: `SELECT coalesce(array_agg(s."instrumentId"), '{}') AS ids
     FROM "AgentInstrument" s JOIN "Instrument" i ON i.id = s."instrumentId"
-   WHERE s."agentId" = $2 AND s."deselectedAt" IS NULL AND i.active AND s."instrumentId" = ANY($17::text[])
+   WHERE s."agentId" = $2 AND s."deselectedAt" IS NULL AND i.active AND s."instrumentId" = ANY($17::text[])`,
+  catalog: `SELECT coalesce(array_agg(i.id), '{}') AS ids FROM "Instrument" i WHERE i.id = ANY($17::text[])`,
+} as const;
+
+/**
+ * W2, W4 and W5 in ONE statement: it checks that every target is targetable and every link target a
+ * record of the agent, and only then inserts the record, its targets and its links (data-modifying
+ * CTEs) — atomic without an interactive transaction, one round trip. When a check fails nothing is
+ * inserted and the valid references come back, so the caller can name the first bad index.
+ */
+const insertStatement = (targetable: string) => `
+WITH selected AS (
+  ${targetable}
 ), linkable AS (
   SELECT coalesce(array_agg(m.id), '{}') AS ids FROM "Memory" m WHERE m."agentId" = $2 AND m.id = ANY($18::uuid[])
 ), valid AS (
@@ -140,6 +145,73 @@ WITH selected AS (
     FROM m, unnest($18::uuid[], $19::text[]) WITH ORDINALITY AS u(target, link_type, ord)
 )
 SELECT (SELECT id FROM m) AS id, selected.ids AS selected, linkable.ids::text[] AS linkable FROM selected, linkable`;
+
+const INSERT_MEMORY = {
+  selected: insertStatement(TARGETABLE.selected),
+  catalog: insertStatement(TARGETABLE.catalog),
+};
+
+/** One stored record as the write statement takes it; link target ids are lowercase. */
+interface MemoryInsert {
+  id: string;
+  agentId: string;
+  type: string;
+  scope: MemoryScope;
+  content: string;
+  metadata: JsonObject;
+  timeframe: string | null;
+  sourceRunId: string | null;
+  producerId: string | null;
+  runKind: RunKind | null;
+  createdAt: Date;
+  expiresAt: Date | null;
+  expiryPolicy: string | null;
+  idempotencyKey: string | null;
+  requestHash: string | null;
+  instruments: string[];
+  links: WriteLink[];
+}
+
+/** Inserts a record with its targets and links, or throws the typed error of its first bad reference. */
+async function insertMemory(
+  sql: Sql,
+  row: MemoryInsert,
+  targetable: keyof typeof INSERT_MEMORY,
+): Promise<void> {
+  const linkIds = row.links.map((link) => link.targetMemoryId);
+  const [result] = await sql.query<{ id: string | null; selected: string[]; linkable: string[] }>(
+    INSERT_MEMORY[targetable],
+    [
+      row.id,
+      row.agentId,
+      row.type,
+      row.scope,
+      row.content,
+      JSON.stringify(row.metadata),
+      row.timeframe,
+      row.sourceRunId,
+      row.producerId,
+      row.runKind,
+      row.links.some((link) => link.linkType === CORRECTS),
+      row.createdAt,
+      row.expiresAt,
+      row.expiryPolicy,
+      row.idempotencyKey,
+      row.requestHash,
+      row.instruments,
+      linkIds,
+      row.links.map((link) => link.linkType),
+    ],
+  );
+  if (result?.id) return;
+  const selected = new Set(result?.selected ?? []);
+  const linkable = new Set(result?.linkable ?? []);
+  const badTarget = row.instruments.findIndex((instrument) => !selected.has(instrument));
+  if (badTarget >= 0) throw new InvalidMemoryTargetError(badTarget, row.instruments[badTarget]!);
+  const badLink = linkIds.findIndex((target) => !linkable.has(target));
+  if (badLink >= 0) throw new InvalidMemoryLinkError(badLink);
+  throw new Error('memory insert returned no row although every reference is valid');
+}
 
 function throwShapeError(check: Exclude<ReturnType<typeof checkWriteShape>, { ok: true }>): never {
   if (check.kind === 'reserved') throw new ReservedMemoryTypeError(check.message);
@@ -205,71 +277,47 @@ export async function createMemory(
   });
   if (!expiry.ok) throw new MemoryValidationError(expiry.error.field, expiry.error.message);
 
-  const linkIds = shape.links.map((l) => l.targetMemoryId.toLowerCase());
-  const id = randomUUID();
-  const isCorrection = shape.links.some((l) => l.linkType === CORRECTS);
-  let result: { id: string | null; selected: string[]; linkable: string[] } | undefined;
+  const insert: MemoryInsert = {
+    id: randomUUID(),
+    agentId: run.agentId,
+    type: input.type,
+    scope: input.scope,
+    content: input.content,
+    metadata: expiry.metadata,
+    timeframe: input.timeframe ?? null,
+    sourceRunId: run.id,
+    producerId: run.producerId,
+    runKind: run.kind,
+    createdAt: now,
+    expiresAt: expiry.expiresAt,
+    expiryPolicy: expiry.expiryPolicy,
+    idempotencyKey: key,
+    requestHash: hash,
+    instruments: shape.instruments,
+    links: shape.links.map((link) => ({
+      targetMemoryId: link.targetMemoryId.toLowerCase(),
+      linkType: link.linkType,
+    })),
+  };
   try {
-    [result] = await db.sql.query<{ id: string | null; selected: string[]; linkable: string[] }>(
-      INSERT_MEMORY,
-      [
-        id,
-        run.agentId,
-        input.type,
-        input.scope,
-        input.content,
-        JSON.stringify(expiry.metadata),
-        input.timeframe ?? null,
-        run.id,
-        run.producerId,
-        run.kind,
-        isCorrection,
-        now,
-        expiry.expiresAt,
-        expiry.expiryPolicy,
-        key,
-        hash,
-        shape.instruments,
-        linkIds,
-        shape.links.map((link) => link.linkType),
-      ],
-    );
+    await insertMemory(db.sql, insert, 'selected');
   } catch (error) {
     // W8 under concurrency: the loser of a race on the same key answers like a retry.
     if (key && hash && isUniqueViolation(error)) return findByIdempotencyKey(db, run.agentId, key, hash);
     throw error;
   }
-  if (!result?.id) {
-    const selected = new Set(result?.selected ?? []);
-    const linkable = new Set(result?.linkable ?? []);
-    const badTarget = shape.instruments.findIndex((instrument) => !selected.has(instrument));
-    if (badTarget >= 0) throw new InvalidMemoryTargetError(badTarget, shape.instruments[badTarget]!);
-    const badLink = linkIds.findIndex((target) => !linkable.has(target));
-    if (badLink >= 0) throw new InvalidMemoryLinkError(badLink);
-    throw new Error('memory insert returned no row although every reference is valid');
-  }
+  const { instruments, links, ...columns } = insert;
   const row: WrittenRow | undefined =
     run.producerName === undefined
       ? undefined
       : {
-          id,
-          agentId: run.agentId,
-          type: input.type,
-          scope: input.scope,
-          content: input.content,
-          metadata: expiry.metadata,
-          timeframe: input.timeframe ?? null,
+          ...columns,
           sourceRunId: run.id,
           producerId: run.producerId,
           runKind: run.kind,
-          isCorrection,
-          createdAt: now,
-          expiresAt: expiry.expiresAt,
-          expiryPolicy: expiry.expiryPolicy,
-          idempotencyKey: key,
-          requestHash: hash,
-          targets: shape.instruments.map((instrumentId) => ({ instrumentId })),
-          links: shape.links.map((link, i) => ({ linkType: link.linkType, targetMemoryId: linkIds[i]! })),
+          isCorrection: links.some((link) => link.linkType === CORRECTS),
+          targets: instruments.map((instrumentId) => ({ instrumentId })),
+          links,
           sourceRun: {
             id: run.id,
             producerId: run.producerId,
@@ -281,7 +329,7 @@ export async function createMemory(
           },
         };
   return {
-    id,
+    id: insert.id,
     agentId: run.agentId,
     type: input.type,
     createdAt: now,
@@ -300,29 +348,21 @@ export interface ImportMemoryInput extends Omit<CreateMemoryInput, 'idempotencyK
 /** I1–I4: legacy records stored verbatim in one transaction; any bad item stores nothing and names its index. */
 export async function importMemories(db: Database, items: ImportMemoryInput[]): Promise<WrittenMemory[]> {
   if (items.length > 1000) throw new InputError('input', 'import at most 1000 records per batch');
-  return db.prisma.$transaction(
-    async (tx) => {
-      const written: WrittenMemory[] = [];
-      const batchIds = new Map<string, string>(); // id → agentId of records stored earlier in this batch (I3)
-      for (const [index, item] of items.entries()) {
-        try {
-          written.push(await importOne(tx, item, batchIds));
-        } catch (error) {
-          if (error instanceof StoreError) throw new ImportItemError(index, error);
-          throw error;
-        }
+  return db.sqlTransaction(async (sql) => {
+    const written: WrittenMemory[] = [];
+    for (const [index, item] of items.entries()) {
+      try {
+        written.push(await importOne(sql, item));
+      } catch (error) {
+        if (error instanceof StoreError) throw new ImportItemError(index, error);
+        throw error;
       }
-      return written;
-    },
-    { timeout: 60_000 },
-  );
+    }
+    return written;
+  });
 }
 
-async function importOne(
-  tx: Prisma.TransactionClient,
-  item: ImportMemoryInput,
-  batchIds: Map<string, string>,
-): Promise<WrittenMemory> {
+async function importOne(sql: Sql, item: ImportMemoryInput): Promise<WrittenMemory> {
   const shape = checkWriteShape(
     {
       type: item.type,
@@ -337,37 +377,17 @@ async function importOne(
     null,
   );
   if (!shape.ok) throwShapeError(shape);
-  const agent = await tx.agent.findUnique({ where: { id: item.agentId }, select: { id: true } });
+  const [agent] = await sql.query('SELECT 1 FROM "Agent" WHERE id = $1', [item.agentId]);
   if (!agent) throw new InputError('agentId', `agent ${item.agentId} does not exist`);
 
   let run: { id: string; producerId: string; kind: RunKind } | null = null;
   if (item.sourceRunId) {
-    run = await tx.run.findFirst({
-      where: { id: item.sourceRunId, agentId: item.agentId },
-      select: { id: true, producerId: true, kind: true },
-    });
+    [run = null] = await sql.query<{ id: string; producerId: string; kind: RunKind }>(
+      'SELECT id, "producerId", kind FROM "Run" WHERE id = $1 AND "agentId" = $2',
+      [item.sourceRunId, item.agentId],
+    );
     if (!run) throw new InputError('sourceRunId', 'sourceRunId must be a run of the same agent');
   }
-  // I2: history may target instruments since deselected or delisted; they only have to exist.
-  const known = new Set(
-    (await tx.instrument.findMany({ where: { id: { in: shape.instruments } }, select: { id: true } })).map(
-      (i) => i.id,
-    ),
-  );
-  const badTarget = shape.instruments.findIndex((id) => !known.has(id));
-  if (badTarget >= 0) throw new InvalidMemoryTargetError(badTarget, shape.instruments[badTarget]!);
-
-  const linkIds = shape.links.map((l) => l.targetMemoryId.toLowerCase());
-  const stored = new Set(
-    (
-      await tx.memory.findMany({
-        where: { agentId: item.agentId, id: { in: linkIds } },
-        select: { id: true },
-      })
-    ).map((m) => m.id),
-  );
-  const badLink = linkIds.findIndex((id) => !stored.has(id) && batchIds.get(id) !== item.agentId);
-  if (badLink >= 0) throw new InvalidMemoryLinkError(badLink);
 
   // I1: nothing is stamped; the expiry is evaluated by X7–X10 through the shared expiry function.
   const { expiresAt, expiryPolicy } = evaluateStoredExpiry({
@@ -377,49 +397,33 @@ async function importOne(
     hasProvenance: run !== null,
   });
   const id = randomUUID();
-  const isCorrection = shape.links.some((l) => l.linkType === CORRECTS);
-  await tx.memory.create({
-    data: {
+  // I2: history may target instruments since deselected or delisted (catalog only). I3: records
+  // stored earlier in this batch are visible to the link check inside the transaction.
+  await insertMemory(
+    sql,
+    {
       id,
       agentId: item.agentId,
       type: item.type,
       scope: item.scope,
       content: item.content,
-      metadata: shape.metadata as Prisma.InputJsonObject,
+      metadata: shape.metadata,
       timeframe: item.timeframe ?? null,
       sourceRunId: run?.id ?? null,
       producerId: run?.producerId ?? null,
       runKind: run?.kind ?? null,
-      isCorrection,
       createdAt: item.createdAt,
       expiresAt,
       expiryPolicy,
-      targets: {
-        createMany: {
-          data: shape.instruments.map((instrumentId, position) => ({
-            position,
-            instrumentId,
-            agentId: item.agentId,
-            producerId: run?.producerId ?? null,
-            runKind: run?.kind ?? null,
-            type: item.type,
-            isCorrection,
-            createdAt: item.createdAt,
-          })),
-        },
-      },
-      links: {
-        createMany: {
-          data: shape.links.map((link, position) => ({
-            position,
-            targetMemoryId: link.targetMemoryId.toLowerCase(),
-            linkType: link.linkType,
-          })),
-        },
-      },
+      idempotencyKey: null,
+      requestHash: null,
+      instruments: shape.instruments,
+      links: shape.links.map((link) => ({
+        targetMemoryId: link.targetMemoryId.toLowerCase(),
+        linkType: link.linkType,
+      })),
     },
-    select: { id: true },
-  });
-  batchIds.set(id, item.agentId);
+    'catalog',
+  );
   return { id, agentId: item.agentId, type: item.type, createdAt: item.createdAt, expiresAt, created: true };
 }
