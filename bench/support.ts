@@ -1,11 +1,8 @@
-// Shared pieces of the benchmarks: a migrated PostgreSQL database, a listening server, percentiles.
+// Shared pieces of the benchmarks: a migrated PostgreSQL database, the service process, HTTP load, percentiles.
 import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import pg from 'pg';
-import { pino } from 'pino';
-import { createServer, type Server } from '../src/server.js';
-import { createMemoryEvents, type MemoryEvents } from '../src/realtime/events.js';
-import { openDatabase, type Database } from '../src/store/db.js';
+import { openDatabase } from '../src/store/db.js';
 import { withDatabaseName } from '../test/support/env.js';
 import { startServiceProcess as startServiceProcessWith } from '../test/support/processes.js';
 
@@ -26,37 +23,6 @@ export async function benchDatabase(baseUrl: string, name: string, fresh: boolea
   await db.migrate();
   await db.close();
   return url;
-}
-
-export interface RunningService {
-  db: Database;
-  server: Server;
-  events: MemoryEvents;
-  url: string;
-  close(): Promise<void>;
-}
-
-export async function startService(databaseUrl: string, poolSize = 20): Promise<RunningService> {
-  const db = await openDatabase({ databaseUrl, dataDir: '', poolSize });
-  const events = createMemoryEvents();
-  const server = createServer({
-    db,
-    events,
-    adminToken: BENCH_ADMIN_TOKEN,
-    logger: pino({ level: 'silent' }),
-  });
-  const address = await server.listen(0, '127.0.0.1');
-  return {
-    db,
-    server,
-    events,
-    url: `http://127.0.0.1:${address.port}`,
-    async close() {
-      await server.close();
-      await events.close();
-      await db.close();
-    },
-  };
 }
 
 export async function gqlRequest<T>(
