@@ -44,25 +44,16 @@ export interface WrittenMemory {
 }
 
 /** The shape of a Memory row with the relations the API shows (as Prisma would read it back). */
-export interface WrittenRow {
-  id: string;
-  agentId: string;
-  type: string;
-  scope: MemoryScope;
-  content: string;
-  metadata: JsonObject;
-  timeframe: string | null;
+export type WrittenRow = Omit<
+  MemoryInsert,
+  'instruments' | 'links' | 'sourceRunId' | 'producerId' | 'runKind'
+> & {
   sourceRunId: string;
   producerId: string;
   runKind: RunKind;
   isCorrection: boolean;
-  createdAt: Date;
-  expiresAt: Date | null;
-  expiryPolicy: string | null;
-  idempotencyKey: string | null;
-  requestHash: string | null;
   targets: { instrumentId: string }[];
-  links: { linkType: string; targetMemoryId: string }[];
+  links: WriteLink[];
   sourceRun: {
     id: string;
     producerId: string;
@@ -72,7 +63,7 @@ export interface WrittenRow {
     status: 'RUNNING';
     producer: { name: string };
   };
-}
+};
 
 const CORRECTS = 'corrects';
 
@@ -152,7 +143,7 @@ const INSERT_MEMORY = {
 };
 
 /** One stored record as the write statement takes it; link target ids are lowercase. */
-interface MemoryInsert {
+export interface MemoryInsert {
   id: string;
   agentId: string;
   type: string;
