@@ -5,6 +5,7 @@ import {
   createAgentFixture,
   startHarness,
   startRun,
+  writeMemory,
   writeOk,
   type AgentFixture,
   type Harness,
@@ -684,6 +685,51 @@ describe('decision audit (T1, T3)', () => {
     const later = await publish(fx, 'analysis', T('10:06'), { type: 'funding' });
     return { fx, funding, levels, fix, lesson, decision, later };
   }
+
+  it('T1: a Trading run logs one decision per evaluated instrument, no-trade included, linking every considered record', async () => {
+    const fx = await agent();
+    const funding = await publish(fx, 'analysis', T('10:01'), {
+      type: 'funding',
+      instruments: ['ETH', 'BTC'],
+    });
+    const fix = await publish(fx, 'adhoc', T('10:02'), {
+      type: 'correction',
+      instruments: ['ETH', 'BTC'],
+      links: [{ targetMemoryId: funding.id, linkType: 'corrects' }],
+    });
+    const { token } = await run(fx, 'trading', T('10:05'));
+    const decisions = [];
+    for (const [instrument, outcome] of [
+      ['ETH', 'no_trade'],
+      ['BTC', 'reduce_position'],
+    ] as const) {
+      const result = await writeMemory(h, token, {
+        type: 'trading_decision',
+        scope: 'INSTRUMENTS',
+        instruments: [instrument],
+        content: `${instrument}: ${outcome}`,
+        metadata: { decision: outcome },
+        links: [funding, fix].map((m) => ({ targetMemoryId: m.id, linkType: 'considered' })),
+      });
+      // The write returns the decision id an opening order must cite.
+      expect(result.__typename).toBe('CreateMemorySuccess');
+      decisions.push(result.memory);
+    }
+    expect(decisions.map((d) => d.instruments)).toEqual([['ETH'], ['BTC']]);
+    for (const decision of decisions) {
+      expect(decision.links).toEqual([
+        { targetMemoryId: funding.id, linkType: 'considered' },
+        { targetMemoryId: fix.id, linkType: 'considered' },
+      ]);
+      // Its own decisions stay readable to the Trading run (restricted context-only read).
+      const { memory } = await h.ok<{ memory: { id: string } | null }>(
+        'query($id: UUID!) { memory(id: $id) { id } }',
+        { id: decision.id },
+        token,
+      );
+      expect(memory?.id).toBe(decision.id);
+    }
+  });
 
   it('T3: the audit returns the decision, every linked record in link order, and the context as of the decision', async () => {
     const { fx, funding, levels, fix, lesson, decision, later } = await decisionFixture();
