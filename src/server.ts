@@ -11,7 +11,8 @@ import {
 } from 'graphql-yoga';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import { resolveCaller, type CallerResolution } from './auth/caller.js';
+import { describeAuthFailure, resolveCaller, type CallerResolution } from './auth/caller.js';
+import { unauthenticated } from './auth/errors.js';
 import { bearerToken } from './auth/tokens.js';
 import { schema } from './schema/index.js';
 import type { GraphQLContext } from './schema/context.js';
@@ -22,6 +23,9 @@ import { SharedLoads } from './realtime/shared-loads.js';
 import { createSharedSubscribe } from './realtime/shared-subscribe.js';
 import type { Logger } from './logger.js';
 import { httpRoutes } from './http/routes.js';
+import { createAuthGate } from './http/auth-gate.js';
+import { documentLimitsPlugin } from './http/document-limits.js';
+import { TokenSessions } from './realtime/sessions.js';
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
@@ -49,6 +53,12 @@ export interface Server {
 /** WebSocket close codes of this service (graphql-ws uses 44xx for its own). */
 export const CLOSE_SLOW_CONSUMER = 4008;
 export const CLOSE_TOO_MANY_CONNECTIONS = 4029;
+/** L4: no or unknown token at connection_init. */
+export const CLOSE_UNAUTHORIZED = 4401;
+/** L4: a token that no longer authenticates (finished run, revoked operator token), at init or later. */
+export const CLOSE_FORBIDDEN = 4403;
+/** L4: operations one socket may have open at once; the next one is answered with an error. */
+export const MAX_OPERATIONS_PER_SOCKET = 50;
 const MAX_SOCKET_BUFFER_BYTES = 1024 * 1024;
 /** Server pings; a peer that misses one is terminated. */
 const WS_KEEPALIVE_MS = 12_000;
@@ -94,10 +104,13 @@ function fieldOf(error: StoreError): Record<string, unknown> {
 export function createServer(deps: ServerDeps): Server {
   const now = deps.now ?? (() => new Date());
   const sharedLoads = new SharedLoads();
+  const sessions = new TokenSessions(deps.db.sql, deps.logger);
+  const authGate = createAuthGate({ ...deps, graphqlEndpoint: '/graphql' });
 
   const contextFor = async (initial: InitialContext): Promise<GraphQLContext> => {
     const resolution =
       initial.callerResolution ??
+      (initial.request && authGate.resolutionOf(initial.request)) ??
       (await resolveCaller(
         deps.db,
         bearerToken(initial.request?.headers.get('authorization')),
@@ -106,9 +119,10 @@ export function createServer(deps: ServerDeps): Server {
     return {
       db: deps.db,
       caller: resolution.caller,
-      authFailure: resolution.failure,
+      authFailure: describeAuthFailure(resolution.failure),
       events: deps.events,
       sharedLoads,
+      sessions,
       now,
     };
   };
@@ -135,7 +149,9 @@ export function createServer(deps: ServerDeps): Server {
     // Request limits (GraphQL Armor): parse and validation refuse abusive documents before execution.
     plugins: [
       routes,
+      authGate.plugin,
       maxTokensPlugin({ n: 2000 }),
+      documentLimitsPlugin(),
       maxDepthPlugin({ n: 12, flattenFragments: true }),
       maxAliasesPlugin({ n: 20 }),
       costLimitPlugin({ maxCost: 10_000 }),
@@ -158,30 +174,44 @@ export function createServer(deps: ServerDeps): Server {
   const connectionsPerToken = new Map<string, number>();
   const maxConnectionsPerToken = deps.maxConnectionsPerToken ?? 20;
 
-  useServer<Record<string, unknown>, { callerResolution?: CallerResolution; countedToken?: string }>(
+  type SocketExtra = {
+    token?: string | null;
+    countedToken?: string;
+    endSession?: () => void;
+  };
+  useServer<Record<string, unknown>, SocketExtra>(
     {
-      // Resolve the caller once per connection from connectionParams.authorization.
+      // L4: a socket without a valid caller is closed at connection_init.
       onConnect: async (ctx) => {
         const header = ctx.connectionParams?.authorization;
-        const resolution = await resolveCaller(
-          deps.db,
-          bearerToken(typeof header === 'string' ? header : null),
-          deps.adminToken,
-        );
-        ctx.extra.callerResolution = resolution;
-        const tokenKey = resolution.caller?.tokenKey;
-        if (tokenKey) {
-          const open = connectionsPerToken.get(tokenKey) ?? 0;
-          if (open >= maxConnectionsPerToken) {
-            ctx.extra.socket.close(CLOSE_TOO_MANY_CONNECTIONS, 'Too many connections for this token');
-            return false;
-          }
-          connectionsPerToken.set(tokenKey, open + 1);
-          ctx.extra.countedToken = tokenKey;
+        const token = bearerToken(typeof header === 'string' ? header : null);
+        const resolution = await resolveCaller(deps.db, token, deps.adminToken);
+        const socket = ctx.extra.socket;
+        if (!resolution.caller) {
+          if (resolution.failure.reason === 'inactive')
+            socket.close(CLOSE_FORBIDDEN, 'Forbidden: token no longer valid');
+          else socket.close(CLOSE_UNAUTHORIZED, 'Unauthorized: send connectionParams.authorization');
+          return false;
+        }
+        const { tokenKey } = resolution.caller;
+        const open = connectionsPerToken.get(tokenKey) ?? 0;
+        if (open >= maxConnectionsPerToken) {
+          socket.close(CLOSE_TOO_MANY_CONNECTIONS, 'Too many connections for this token');
+          return false;
+        }
+        connectionsPerToken.set(tokenKey, open + 1);
+        ctx.extra.countedToken = tokenKey;
+        ctx.extra.token = token;
+        // S6: revoking the token (or finishing its run) closes the socket.
+        if (resolution.caller.kind !== 'admin') {
+          ctx.extra.endSession = sessions.register(tokenKey, () =>
+            socket.close(CLOSE_FORBIDDEN, 'Forbidden: token revoked or run finished'),
+          );
         }
         return true;
       },
       onClose: (ctx) => {
+        ctx.extra.endSession?.();
         const tokenKey = ctx.extra.countedToken;
         if (!tokenKey) return;
         const open = (connectionsPerToken.get(tokenKey) ?? 1) - 1;
@@ -197,10 +227,19 @@ export function createServer(deps: ServerDeps): Server {
       execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
       subscribe: (args) => sharedSubscribe(args),
       onSubscribe: async (ctx, _id, payload) => {
-        const enveloped = yoga.getEnveloped({
-          callerResolution: ctx.extra.callerResolution,
-          params: payload,
-        });
+        // L4: the socket stays open; only this operation is refused.
+        if (Object.keys(ctx.subscriptions).length > MAX_OPERATIONS_PER_SOCKET) {
+          return [
+            new GraphQLError(`At most ${MAX_OPERATIONS_PER_SOCKET} operations may be open on one socket`, {
+              extensions: { code: 'TOO_MANY_SUBSCRIPTIONS' },
+            }),
+          ];
+        }
+        // W9: the caller is resolved again for every operation, never cached for the connection.
+        const callerResolution = await resolveCaller(deps.db, ctx.extra.token ?? null, deps.adminToken);
+        // S3: a token that stopped working gets no parsing or validation.
+        if (!callerResolution.caller) return [unauthenticated(describeAuthFailure(callerResolution.failure))];
+        const enveloped = yoga.getEnveloped({ callerResolution, params: payload });
         const document = enveloped.parse(payload.query);
         const errors = enveloped.validate(enveloped.schema, document);
         if (errors.length) return errors;
@@ -234,6 +273,7 @@ export function createServer(deps: ServerDeps): Server {
         httpServer.listen(port, host, () => resolve(httpServer.address() as AddressInfo));
       }),
     async close() {
+      sessions.close();
       for (const client of wsServer.clients) client.close(1001, 'Server shutting down');
       await new Promise<void>((resolve) => wsServer.close(() => resolve()));
       const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));

@@ -1,6 +1,8 @@
-// token → caller, once per request or WebSocket connection.
+// token → caller, once per HTTP request and once per WebSocket operation (W9: never cached for the
+// life of a connection).
 import type { Database } from '../store/db.js';
 import type { RunKind } from '../domain/types.js';
+import { findOperatorByTokenHash, findRunByTokenHash } from '../store/tokens.js';
 import { hashToken, tokensEqual } from './tokens.js';
 
 export interface RunIdentity {
@@ -16,39 +18,56 @@ export interface RunIdentity {
 
 export type Caller =
   | { kind: 'admin'; tokenKey: string }
-  | { kind: 'operator'; agentId: string; tokenKey: string }
+  | { kind: 'operator'; agentId: string; tokenKey: string; operatorTokenId: string }
   | { kind: 'run'; agentId: string; run: RunIdentity; tokenKey: string };
 
-export type CallerResolution = { caller: Caller; failure: null } | { caller: null; failure: string | null };
+export type CallerKind = Caller['kind'] | 'none';
 
-/** `failure` is null when no token was sent, else why the token was refused. */
+/**
+ * Why no caller: `missing` (no token sent), `unknown` (not a token of this service) or `inactive`
+ * (a real token that no longer authenticates: its run finished or it was revoked — L4 tells them apart).
+ */
+export type AuthFailure =
+  { reason: 'missing' } | { reason: 'unknown' } | { reason: 'inactive'; detail: string };
+
+export type CallerResolution = { caller: Caller; failure: null } | { caller: null; failure: AuthFailure };
+
+const MISSING: CallerResolution = { caller: null, failure: { reason: 'missing' } };
+const UNKNOWN: CallerResolution = { caller: null, failure: { reason: 'unknown' } };
+
+export function describeAuthFailure(failure: AuthFailure | null): string | null {
+  if (!failure || failure.reason === 'missing') return null;
+  return failure.reason === 'unknown' ? 'unknown token' : failure.detail;
+}
+
 export async function resolveCaller(
   db: Database,
   token: string | null,
   adminToken: string,
 ): Promise<CallerResolution> {
-  if (!token) return { caller: null, failure: null };
+  if (!token) return MISSING;
   const tokenKey = hashToken(token);
   if (tokensEqual(token, adminToken)) return { caller: { kind: 'admin', tokenKey }, failure: null };
   if (token.startsWith('run_')) {
-    const [run] = await db.sql.query<RunIdentity & { status: string }>(
-      `SELECT r.id, r."agentId", r."producerId", r.kind, r.schedule, r."evidenceBoundary", r.status, p.name AS "producerName"
-         FROM "Run" r JOIN "Producer" p ON p.id = r."producerId" WHERE r."tokenHash" = $1`,
-      [tokenKey],
-    );
-    if (!run) return { caller: null, failure: 'unknown token' };
-    // A run token works only while its run is RUNNING.
-    if (run.status !== 'RUNNING') return { caller: null, failure: `run ${run.id} is ${run.status}` };
+    const run = await findRunByTokenHash(db.sql, tokenKey);
+    if (!run) return UNKNOWN;
+    // A run token works only while its run is RUNNING (W9 re-checks it atomically at the insert).
+    if (run.status !== 'RUNNING') {
+      return { caller: null, failure: { reason: 'inactive', detail: `run ${run.id} is ${run.status}` } };
+    }
     const { status: _status, ...identity } = run;
     return { caller: { kind: 'run', agentId: run.agentId, run: identity, tokenKey }, failure: null };
   }
   if (token.startsWith('op_')) {
-    const [operator] = await db.sql.query<{ agentId: string }>(
-      `SELECT "agentId" FROM "OperatorToken" WHERE "tokenHash" = $1`,
-      [tokenKey],
-    );
-    if (!operator) return { caller: null, failure: 'unknown token' };
-    return { caller: { kind: 'operator', agentId: operator.agentId, tokenKey }, failure: null };
+    const operator = await findOperatorByTokenHash(db.sql, tokenKey);
+    if (!operator) return UNKNOWN;
+    if (operator.revokedAt) {
+      return { caller: null, failure: { reason: 'inactive', detail: 'operator token revoked' } };
+    }
+    return {
+      caller: { kind: 'operator', agentId: operator.agentId, tokenKey, operatorTokenId: operator.id },
+      failure: null,
+    };
   }
-  return { caller: null, failure: 'unknown token' };
+  return UNKNOWN;
 }

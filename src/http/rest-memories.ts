@@ -7,6 +7,7 @@ import {
   InvalidMemoryTargetError,
   MemoryValidationError,
   ReservedMemoryTypeError,
+  RunNotRunningError,
 } from '../store/errors.js';
 import { isUuid } from '../domain/uuid.js';
 import { json } from './json.js';
@@ -77,6 +78,9 @@ export function restErrorResponse(error: unknown, logger: Logger): Response {
   }
   if (error instanceof ReservedMemoryTypeError) return json(422, { error: error.message, code: error.code });
   if (error instanceof IdempotencyConflictError) return json(409, { error: error.message, code: error.code });
+  // W9: the run finished while the write was on its way.
+  if (error instanceof RunNotRunningError)
+    return json(401, { error: error.message, code: 'unauthenticated' });
   logger.error({ err: error }, 'memory write failed');
   return json(500, { error: 'internal error', code: 'internal_error' });
 }

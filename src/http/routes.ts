@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Plugin } from 'graphql-yoga';
-import { resolveCaller } from '../auth/caller.js';
+import { describeAuthFailure, resolveCaller } from '../auth/caller.js';
 import { bearerToken } from '../auth/tokens.js';
 import type { Database } from '../store/db.js';
 import type { MemoryEvents } from '../realtime/events.js';
@@ -51,8 +51,9 @@ async function postMemory(deps: RouteDeps, request: Request): Promise<Response> 
   const token = bearerToken(request.headers.get('authorization'));
   const { caller, failure } = await resolveCaller(deps.db, token, deps.adminToken);
   if (!caller) {
+    const reason = describeAuthFailure(failure);
     return json(401, {
-      error: failure ? `not authenticated: ${failure}` : 'not authenticated',
+      error: reason ? `not authenticated: ${reason}` : 'not authenticated',
       code: 'unauthenticated',
     });
   }

@@ -22,6 +22,13 @@ export class SlowConsumerError extends GraphQLError {
   }
 }
 
+/** Ends a subscription whose token was revoked or whose run finished (S6, L4). */
+export class SessionRevokedError extends GraphQLError {
+  constructor() {
+    super('Forbidden: the token was revoked', { extensions: { code: 'FORBIDDEN' } });
+  }
+}
+
 export interface AddedRecord {
   id: string;
   createdAt: Date;
@@ -35,6 +42,8 @@ export async function* memoryAddedStream(options: {
   filter: ResolvedFilter;
   after: CursorPosition | null;
   maxPending?: number;
+  /** Aborted when the subscriber's token stops authenticating. */
+  signal?: AbortSignal;
 }): AsyncGenerator<AddedRecord> {
   const { db, events, agentId, filter } = options;
   const maxPending = options.maxPending ?? MAX_PENDING_EVENTS;
@@ -48,6 +57,10 @@ export async function* memoryAddedStream(options: {
     else pending.push(event);
     waiter.wake?.();
   });
+
+  const { signal } = options;
+  const wakeOnAbort = () => waiter.wake?.();
+  signal?.addEventListener('abort', wakeOnAbort);
 
   const seen = new Set<string>();
   const remember = (id: string) => {
@@ -70,6 +83,7 @@ export async function* memoryAddedStream(options: {
       }
     }
     for (;;) {
+      if (signal?.aborted) throw new SessionRevokedError();
       if (overflow) throw new SlowConsumerError();
       const event = pending.shift();
       if (event) {
@@ -84,6 +98,7 @@ export async function* memoryAddedStream(options: {
       waiter.wake = null;
     }
   } finally {
+    signal?.removeEventListener('abort', wakeOnAbort);
     stopListening();
   }
 }

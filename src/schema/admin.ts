@@ -28,6 +28,33 @@ builder.prismaObject('Agent', {
       resolve: (agent) => agent.selections.map((s) => s.instrumentId),
     }),
     producers: t.relation('producers', { query: { orderBy: { name: 'asc' } } }),
+    operatorTokens: t.prismaField({
+      type: ['OperatorToken'],
+      description: 'Operator tokens issued for this agent, newest first (admin token only).',
+      resolve: (query, agent, _args, ctx) => {
+        adminOnly(ctx);
+        return ctx.db.prisma.operatorToken.findMany({
+          ...query,
+          where: { agentId: agent.id },
+          orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        });
+      },
+    }),
+  }),
+});
+
+builder.prismaObject('OperatorToken', {
+  description: 'An operator token of one agent (the secret itself is shown once, at creation).',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    agentId: t.expose('agentId', { type: 'UUID' }),
+    label: t.exposeString('label', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    revokedAt: t.expose('revokedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'S6: set by revokeOperatorToken; the token authenticates nothing since.',
+    }),
   }),
 });
 
@@ -78,11 +105,16 @@ const StartRunPayload = builder.objectRef<{ token: string; runId: string }>('Sta
 });
 
 const OperatorTokenPayload = builder
-  .objectRef<{ token: string; agentId: string }>('OperatorTokenPayload')
+  .objectRef<{ token: string; agentId: string; operatorTokenId: string }>('OperatorTokenPayload')
   .implement({
     fields: (t) => ({
       token: t.exposeString('token', { description: 'The operator bearer token for one agent, shown once.' }),
       agentId: t.expose('agentId', { type: 'UUID' }),
+      operatorToken: t.prismaField({
+        type: 'OperatorToken',
+        resolve: (query, parent, _args, ctx) =>
+          ctx.db.prisma.operatorToken.findUniqueOrThrow({ ...query, where: { id: parent.operatorTokenId } }),
+      }),
     }),
   });
 
@@ -192,16 +224,38 @@ builder.mutationFields((t) => ({
     },
     resolve: async (query, _root, args, ctx) => {
       adminOnly(ctx);
-      await admin.finishRun(ctx.db, args.runId, args.status, ctx.now());
+      const { tokenHash } = await admin.finishRun(ctx.db, args.runId, args.status, ctx.now());
+      ctx.sessions.revoke(tokenHash); // W9, L4: the run's open connections end now
       return ctx.db.prisma.run.findUniqueOrThrow({ ...query, where: { id: args.runId } });
     },
   }),
   createOperatorToken: t.field({
     type: OperatorTokenPayload,
-    args: { agentId: t.arg({ type: 'UUID', required: true }) },
+    description: 'A new operator token for one agent; `label` (≤ 128 characters) says who it is for.',
+    args: {
+      agentId: t.arg({ type: 'UUID', required: true }),
+      label: t.arg.string({ required: false }),
+    },
     resolve: async (_root, args, ctx) => {
       adminOnly(ctx);
-      return admin.createOperatorToken(ctx.db, args.agentId);
+      const { token, agentId, operatorToken } = await admin.createOperatorToken(
+        ctx.db,
+        args.agentId,
+        args.label,
+      );
+      return { token, agentId, operatorTokenId: operatorToken.id };
+    },
+  }),
+  revokeOperatorToken: t.prismaField({
+    type: 'OperatorToken',
+    description:
+      'S6: the token stops working at once; its open WebSockets and subscriptions are closed (4403).',
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      adminOnly(ctx);
+      const revoked = await admin.revokeOperatorToken(ctx.db, args.id, ctx.now());
+      ctx.sessions.revoke(revoked.tokenHash);
+      return ctx.db.prisma.operatorToken.findUniqueOrThrow({ ...query, where: { id: args.id } });
     },
   }),
   importMemories: t.prismaField({

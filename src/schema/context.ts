@@ -2,6 +2,7 @@ import type { Caller } from '../auth/caller.js';
 import type { Database } from '../store/db.js';
 import type { MemoryEvents } from '../realtime/events.js';
 import type { SharedLoads } from '../realtime/shared-loads.js';
+import type { TokenSessions } from '../realtime/sessions.js';
 
 /** Built once per request (HTTP) or per connection (WebSocket). */
 export interface GraphQLContext {
@@ -12,5 +13,7 @@ export interface GraphQLContext {
   events: MemoryEvents;
   /** Per-process cache that lets subscribers share the read of a new record. */
   sharedLoads: SharedLoads;
+  /** Open sessions per token: revocation ends them (S6, L4). */
+  sessions: TokenSessions;
   now: () => Date;
 }

@@ -5,6 +5,7 @@ import './scalars.js';
 import './enums.js';
 import './memory.js';
 import './admin.js';
+import './agents.js';
 import './trading-context.js';
 import './browser.js';
 import './subscriptions.js';

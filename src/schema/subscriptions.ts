@@ -29,7 +29,23 @@ builder.subscriptionField('memoryAdded', (t) =>
         if (!parsed) throw badInput('after is not a cursor returned by this API', 'after');
         after = parsed.position;
       }
-      yield* memoryAddedStream({ db: ctx.db, events: ctx.events, agentId, filter, after });
+      // S6, L4: revoking the operator token ends the subscription (SSE too, not only WebSockets).
+      const revoked = new AbortController();
+      const caller = ctx.caller!;
+      const endSession =
+        caller.kind === 'admin' ? () => {} : ctx.sessions.register(caller.tokenKey, () => revoked.abort());
+      try {
+        yield* memoryAddedStream({
+          db: ctx.db,
+          events: ctx.events,
+          agentId,
+          filter,
+          after,
+          signal: revoked.signal,
+        });
+      } finally {
+        endSession();
+      }
     },
     // Every subscriber with the same selection shares one read of the new record (fan-out).
     resolve: async (record, _args, ctx, info) => {

@@ -173,25 +173,52 @@ export async function startRun(
   return { run, token };
 }
 
+/**
+ * W9: finishing waits for writes in flight (they hold the run row FOR SHARE until they commit), and
+ * `finishedAt` is never before the last record the run wrote — whatever clock stamped that record.
+ * Returns the run's token hash so open connections using it can be closed at once (S6, L4).
+ */
 export async function finishRun(db: Database, runId: string, status: string, now: Date) {
   if (!(terminalStatuses as readonly string[]).includes(status)) {
     throw new InputError('status', 'status must be SUCCEEDED, FAILED or CANCELLED');
   }
-  // Only a RUNNING run can finish; the conditional update makes a concurrent second finish lose cleanly.
-  const updated = await db.prisma.run.updateMany({
-    where: { id: runId, status: 'RUNNING' },
-    data: { status: status as TerminalRunStatus, finishedAt: now },
+  return db.sqlTransaction(async (sql) => {
+    const [run] = await sql.query<{ status: string; agentId: string; startedAt: Date; tokenHash: string }>(
+      'SELECT status, "agentId", "startedAt", "tokenHash" FROM "Run" WHERE id = $1 FOR UPDATE',
+      [runId],
+    );
+    if (!run) throw new NotFoundError(`run ${runId} does not exist`);
+    // Only a RUNNING run can finish; the row lock makes a concurrent second finish lose cleanly.
+    if (run.status !== 'RUNNING')
+      throw new ConflictError(`run ${runId} already finished as ${run.status}`, 'runId');
+    await sql.query(
+      `UPDATE "Run" SET status = $2::"RunStatus", "finishedAt" = GREATEST($3::timestamptz, (
+         SELECT m."createdAt" FROM "Memory" m
+          WHERE m."agentId" = $4 AND m."createdAt" >= $5 AND m."sourceRunId" = $1
+          ORDER BY m."createdAt" DESC LIMIT 1))
+        WHERE id = $1`,
+      [runId, status, now, run.agentId, run.startedAt],
+    );
+    return { tokenHash: run.tokenHash };
   });
-  const run = await db.prisma.run.findUnique({ where: { id: runId } });
-  if (!run) throw new NotFoundError(`run ${runId} does not exist`);
-  if (updated.count === 0) throw new ConflictError(`run ${runId} already finished as ${run.status}`, 'runId');
-  return run;
 }
 
-export async function createOperatorToken(db: Database, agentId: string) {
+export async function createOperatorToken(db: Database, agentId: string, label?: string | null) {
   const agent = await db.prisma.agent.findUnique({ where: { id: agentId } });
   if (!agent) throw new NotFoundError(`agent ${agentId} does not exist`);
+  const trimmed = label?.trim() || null;
+  if (trimmed && trimmed.length > 128) throw new InputError('label', 'label must be at most 128 characters');
   const token = generateToken('op');
-  await db.prisma.operatorToken.create({ data: { id: randomUUID(), agentId, tokenHash: hashToken(token) } });
-  return { token, agentId };
+  const operatorToken = await db.prisma.operatorToken.create({
+    data: { id: randomUUID(), agentId, label: trimmed, tokenHash: hashToken(token) },
+  });
+  return { token, agentId, operatorToken };
+}
+
+/** S6: a revoked token authenticates nothing from now on; revoking twice keeps the first instant. */
+export async function revokeOperatorToken(db: Database, id: string, now: Date) {
+  await db.prisma.operatorToken.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now } });
+  const operatorToken = await db.prisma.operatorToken.findUnique({ where: { id } });
+  if (!operatorToken) throw new NotFoundError(`operator token ${id} does not exist`);
+  return operatorToken;
 }

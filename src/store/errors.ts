@@ -53,8 +53,16 @@ export class IdempotencyConflictError extends MemoryWriteError {
   readonly code = 'idempotency_conflict';
   constructor() {
     super(
-      'idempotencyKey was already used by this agent for a different write; use a new key for new content',
+      'idempotencyKey was already used by this producer for a different write; use a new key for new content',
     );
+  }
+}
+
+/** W9: the writing run is no longer RUNNING (finished while the write was on its way). */
+export class RunNotRunningError extends StoreError {
+  readonly code = 'UNAUTHENTICATED';
+  constructor(runId: string | null, status: string | null) {
+    super(`Not authenticated: run ${runId ?? ''} is ${status ?? 'unknown'}`.replace('  ', ' '));
   }
 }
 

@@ -15,6 +15,7 @@ import {
   isUniqueViolation,
   MemoryValidationError,
   ReservedMemoryTypeError,
+  RunNotRunningError,
   StoreError,
 } from './errors.js';
 import type { RunKind } from './generated/prisma/client.js';
@@ -106,19 +107,33 @@ const TARGETABLE = {
 } as const;
 
 /**
- * W2, W4 and W5 in ONE statement: it checks that every target is targetable and every link target a
- * record of the agent, and only then inserts the record, its targets and its links (data-modifying
- * CTEs) — atomic without an interactive transaction, one round trip. When a check fails nothing is
- * inserted and the valid references come back, so the caller can name the first bad index.
+ * W9 for writes: the writing run's row is read FOR SHARE, so the insert sees its committed status and
+ * a concurrent finishRun (which takes the row FOR UPDATE) waits until this write has committed.
+ * Imports name historic runs and check nothing about their status.
  */
-const insertStatement = (targetable: string) => `
-WITH selected AS (
+const WRITER = {
+  running: `SELECT r.status::text AS status FROM "Run" r WHERE r.id = $8 FOR SHARE`,
+  any: `SELECT 'RUNNING'::text AS status`,
+} as const;
+
+/**
+ * W2, W4, W5 and W9 in ONE statement: it checks that the run is RUNNING, every target is targetable
+ * and every link target a record of the agent, and only then inserts the record, its targets and its
+ * links (data-modifying CTEs) — atomic without an interactive transaction, one round trip. When a
+ * check fails nothing is inserted and the valid references come back, so the caller can name the
+ * first bad index.
+ */
+const insertStatement = (targetable: string, writer: string) => `
+WITH writer AS (
+  ${writer}
+), selected AS (
   ${targetable}
 ), linkable AS (
   SELECT coalesce(array_agg(m.id), '{}') AS ids FROM "Memory" m WHERE m."agentId" = $2 AND m.id = ANY($18::uuid[])
 ), valid AS (
   SELECT cardinality(selected.ids) = cardinality($17::text[])
-     AND cardinality(linkable.ids) = (SELECT count(DISTINCT target) FROM unnest($18::uuid[]) AS target) AS ok
+     AND cardinality(linkable.ids) = (SELECT count(DISTINCT target) FROM unnest($18::uuid[]) AS target)
+     AND EXISTS (SELECT 1 FROM writer WHERE writer.status = 'RUNNING') AS ok
     FROM selected, linkable
 ), m AS (
   INSERT INTO "Memory" (id, "agentId", type, scope, content, metadata, timeframe, "sourceRunId", "producerId",
@@ -135,11 +150,12 @@ WITH selected AS (
   SELECT m.id, u.ord - 1, u.target, u.link_type
     FROM m, unnest($18::uuid[], $19::text[]) WITH ORDINALITY AS u(target, link_type, ord)
 )
-SELECT (SELECT id FROM m) AS id, selected.ids AS selected, linkable.ids::text[] AS linkable FROM selected, linkable`;
+SELECT (SELECT id FROM m) AS id, (SELECT status FROM writer) AS run_status,
+       selected.ids AS selected, linkable.ids::text[] AS linkable FROM selected, linkable`;
 
 const INSERT_MEMORY = {
-  selected: insertStatement(TARGETABLE.selected),
-  catalog: insertStatement(TARGETABLE.catalog),
+  write: insertStatement(TARGETABLE.selected, WRITER.running),
+  import: insertStatement(TARGETABLE.catalog, WRITER.any),
 };
 
 /** One stored record as the write statement takes it; link target ids are lowercase. */
@@ -164,37 +180,38 @@ export interface MemoryInsert {
 }
 
 /** Inserts a record with its targets and links, or throws the typed error of its first bad reference. */
-async function insertMemory(
-  sql: Sql,
-  row: MemoryInsert,
-  targetable: keyof typeof INSERT_MEMORY,
-): Promise<void> {
+async function insertMemory(sql: Sql, row: MemoryInsert, kind: keyof typeof INSERT_MEMORY): Promise<void> {
   const linkIds = row.links.map((link) => link.targetMemoryId);
-  const [result] = await sql.query<{ id: string | null; selected: string[]; linkable: string[] }>(
-    INSERT_MEMORY[targetable],
-    [
-      row.id,
-      row.agentId,
-      row.type,
-      row.scope,
-      row.content,
-      JSON.stringify(row.metadata),
-      row.timeframe,
-      row.sourceRunId,
-      row.producerId,
-      row.runKind,
-      row.links.some((link) => link.linkType === CORRECTS),
-      row.createdAt,
-      row.expiresAt,
-      row.expiryPolicy,
-      row.idempotencyKey,
-      row.requestHash,
-      row.instruments,
-      linkIds,
-      row.links.map((link) => link.linkType),
-    ],
-  );
+  const [result] = await sql.query<{
+    id: string | null;
+    run_status: string | null;
+    selected: string[];
+    linkable: string[];
+  }>(INSERT_MEMORY[kind], [
+    row.id,
+    row.agentId,
+    row.type,
+    row.scope,
+    row.content,
+    JSON.stringify(row.metadata),
+    row.timeframe,
+    row.sourceRunId,
+    row.producerId,
+    row.runKind,
+    row.links.some((link) => link.linkType === CORRECTS),
+    row.createdAt,
+    row.expiresAt,
+    row.expiryPolicy,
+    row.idempotencyKey,
+    row.requestHash,
+    row.instruments,
+    linkIds,
+    row.links.map((link) => link.linkType),
+  ]);
   if (result?.id) return;
+  // W9: the run finished (or vanished) before this write could commit.
+  if (result?.run_status !== 'RUNNING')
+    throw new RunNotRunningError(row.sourceRunId, result?.run_status ?? null);
   const selected = new Set(result?.selected ?? []);
   const linkable = new Set(result?.linkable ?? []);
   const badTarget = row.instruments.findIndex((instrument) => !selected.has(instrument));
@@ -209,14 +226,15 @@ function throwShapeError(check: Exclude<ReturnType<typeof checkWriteShape>, { ok
   throw new MemoryValidationError(check.error.field, check.error.message);
 }
 
+/** W8: keys are per producer, so a key never finds (or reveals) another producer's record. */
 async function findByIdempotencyKey(
   db: Database,
-  agentId: string,
+  producerId: string,
   key: string,
   hash: string,
 ): Promise<WrittenMemory> {
   const existing = await db.prisma.memory.findUnique({
-    where: { agentId_idempotencyKey: { agentId, idempotencyKey: key } },
+    where: { producerId_idempotencyKey: { producerId, idempotencyKey: key } },
     select: { id: true, agentId: true, type: true, createdAt: true, expiresAt: true, requestHash: true },
   });
   if (!existing) throw new Error('idempotency key vanished'); // records are never deleted
@@ -252,10 +270,10 @@ export async function createMemory(
   const hash = key ? requestHash(input) : null;
   if (key && hash) {
     const prior = await db.prisma.memory.findUnique({
-      where: { agentId_idempotencyKey: { agentId: run.agentId, idempotencyKey: key } },
+      where: { producerId_idempotencyKey: { producerId: run.producerId, idempotencyKey: key } },
       select: { id: true },
     });
-    if (prior) return findByIdempotencyKey(db, run.agentId, key, hash);
+    if (prior) return findByIdempotencyKey(db, run.producerId, key, hash);
   }
 
   // X1–X6: the backend stamps (Analysis) or validates (Trading/Review) expiry.
@@ -291,10 +309,10 @@ export async function createMemory(
     })),
   };
   try {
-    await insertMemory(db.sql, insert, 'selected');
+    await insertMemory(db.sql, insert, 'write');
   } catch (error) {
     // W8 under concurrency: the loser of a race on the same key answers like a retry.
-    if (key && hash && isUniqueViolation(error)) return findByIdempotencyKey(db, run.agentId, key, hash);
+    if (key && hash && isUniqueViolation(error)) return findByIdempotencyKey(db, run.producerId, key, hash);
     throw error;
   }
   const { instruments, links, ...columns } = insert;
@@ -315,7 +333,7 @@ export async function createMemory(
             kind: run.kind,
             schedule: run.schedule,
             evidenceBoundary: run.evidenceBoundary,
-            status: 'RUNNING', // the token worked, so the run was running
+            status: 'RUNNING', // W9: the insert saw the run RUNNING under its row lock
             producer: { name: run.producerName },
           },
         };
@@ -414,7 +432,7 @@ async function importOne(sql: Sql, item: ImportMemoryInput): Promise<WrittenMemo
         linkType: link.linkType,
       })),
     },
-    'catalog',
+    'import',
   );
   return { id, agentId: item.agentId, type: item.type, createdAt: item.createdAt, expiresAt, created: true };
 }

@@ -443,6 +443,29 @@ describe('createMemory — idempotency (W8)', () => {
     ).toBe(1);
   });
 
+  it('W8: a Trading run reusing an Analysis key gets its own record — never the Analysis one, never a conflict', async () => {
+    const key = `cross-${randomUUID()}`;
+    const research = await writeOk(h, adhoc.token, note({ idempotencyKey: key }));
+    const same = await writeMemory(h, trading.token, note({ idempotencyKey: key }));
+    expect(same.__typename).toBe('CreateMemorySuccess');
+    expect(same.memory.id).not.toBe(research.id);
+    expect(same.memory.provenance.kind).toBe('TRADING');
+    const different = await writeMemory(h, trading.token, note({ idempotencyKey: `${key}-2`, content: 'x' }));
+    const reuse = await writeMemory(h, trading.token, note({ idempotencyKey: key, content: 'other' }));
+    expect(different.__typename).toBe('CreateMemorySuccess');
+    // The conflict is with the Trading producer's own earlier write, not with the Analysis record.
+    expect(reuse).toMatchObject({ __typename: 'IdempotencyConflict' });
+    expect(reuse.message).not.toContain(research.id);
+  });
+
+  it('W8: a later run of the same producer retrying a key gets the original record', async () => {
+    const key = `later-${randomUUID()}`;
+    const first = await writeOk(h, adhoc.token, note({ idempotencyKey: key }));
+    const nextRun = await startRun(h, fx.producers.adhoc!.id);
+    const retry = await writeOk(h, nextRun.token, note({ idempotencyKey: key }));
+    expect(retry.id).toBe(first.id);
+  });
+
   it('W8: keys are per agent and limited to 128 characters', async () => {
     const key = `shared-${randomUUID()}`;
     const otherRun = await startRun(h, other.producers.adhoc!.id);

@@ -116,10 +116,9 @@ describe('memoryAdded over graphql-ws (L1)', () => {
     expect(before).toHaveLength(3);
   });
 
-  it('refuses missing tokens (UNAUTHENTICATED), run tokens and foreign agents (FORBIDDEN)', async () => {
+  it('refuses run tokens and foreign agents (FORBIDDEN)', async () => {
     const other = await createAgentFixture(h, { instruments: ['BTC'] });
     const cases: [string | null, Record<string, unknown>, string][] = [
-      [null, {}, 'UNAUTHENTICATED'],
       [run.token, {}, 'FORBIDDEN'],
       [other.operatorToken, { agentId: fx.agentId }, 'FORBIDDEN'],
     ];

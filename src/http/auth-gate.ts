@@ -1,0 +1,103 @@
+// S3 cost before trust: the caller is resolved from the Authorization header before the body is
+// read, and a request without a valid token is refused before its document is parsed or validated —
+// except small introspection-only documents (GraphiQL needs them), parsed under strict limits.
+import { Kind, parse, type DocumentNode, type SelectionSetNode } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { describeAuthFailure, resolveCaller, type CallerResolution } from '../auth/caller.js';
+import { unauthenticated } from '../auth/errors.js';
+import { bearerToken } from '../auth/tokens.js';
+import type { Logger } from '../logger.js';
+import type { Database } from '../store/db.js';
+
+/** Anonymous introspection: at most this many bytes in the body and tokens in the document. */
+export const ANONYMOUS_MAX_BYTES = 16 * 1024;
+export const ANONYMOUS_MAX_TOKENS = 1_000;
+
+export interface AuthGate {
+  plugin: Plugin;
+  /** The caller resolved for this request by the gate (the context reuses it: one lookup per request). */
+  resolutionOf(request: Request): CallerResolution | undefined;
+}
+
+export function createAuthGate(deps: {
+  db: Database;
+  adminToken: string;
+  graphqlEndpoint: string;
+  logger: Logger;
+}): AuthGate {
+  const resolutions = new WeakMap<Request, CallerResolution>();
+  const refuse = (resolution: CallerResolution) => unauthenticated(describeAuthFailure(resolution.failure));
+
+  const plugin: Plugin = {
+    async onRequest({ request, url, endResponse, fetchAPI }) {
+      if (url.pathname !== deps.graphqlEndpoint) return;
+      let resolution: CallerResolution;
+      try {
+        resolution = await resolveCaller(
+          deps.db,
+          bearerToken(request.headers.get('authorization')),
+          deps.adminToken,
+        );
+      } catch (error) {
+        // The database did not answer: a generic error that leaks nothing (W5).
+        deps.logger.error({ err: error }, 'resolving the caller failed');
+        const body = {
+          errors: [{ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
+        };
+        return endResponse(json(fetchAPI, 500, body));
+      }
+      resolutions.set(request, resolution);
+      if (resolution.caller) return;
+      // A large anonymous body is refused before it is read.
+      const length = Number(request.headers.get('content-length') ?? 0);
+      if (length > ANONYMOUS_MAX_BYTES) {
+        endResponse(json(fetchAPI, 401, { errors: [refuse(resolution).toJSON()] }));
+      }
+    },
+    onParams({ request, params, setResult }) {
+      const resolution = resolutions.get(request);
+      if (!resolution || resolution.caller) return;
+      if (!isSmallIntrospection(params.query)) setResult({ errors: [refuse(resolution)] });
+    },
+  };
+  return { plugin, resolutionOf: (request) => resolutions.get(request) };
+}
+
+function json(fetchAPI: { Response: typeof Response }, status: number, body: unknown): Response {
+  return new fetchAPI.Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+  });
+}
+
+/** True for a small document whose operations select only `__schema`, `__type` and `__typename` at the root. */
+export function isSmallIntrospection(query: string | undefined): boolean {
+  if (!query || query.length > ANONYMOUS_MAX_BYTES) return false;
+  let document: DocumentNode;
+  try {
+    document = parse(query, { noLocation: true, maxTokens: ANONYMOUS_MAX_TOKENS });
+  } catch {
+    return false;
+  }
+  const fragments = new Map<string, SelectionSetNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION)
+      fragments.set(definition.name.value, definition.selectionSet);
+  }
+  const rootIsIntrospection = (set: SelectionSetNode, seen: Set<string>): boolean =>
+    set.selections.every((selection) => {
+      if (selection.kind === Kind.FIELD) return selection.name.value.startsWith('__');
+      if (selection.kind === Kind.INLINE_FRAGMENT) return rootIsIntrospection(selection.selectionSet, seen);
+      const name = selection.name.value;
+      const fragment = fragments.get(name);
+      if (!fragment || seen.has(name)) return false;
+      return rootIsIntrospection(fragment, new Set([...seen, name]));
+    });
+  return document.definitions.every(
+    (definition) =>
+      definition.kind === Kind.FRAGMENT_DEFINITION ||
+      (definition.kind === Kind.OPERATION_DEFINITION &&
+        definition.operation === 'query' &&
+        rootIsIntrospection(definition.selectionSet, new Set())),
+  );
+}

@@ -1,0 +1,72 @@
+// Who am I and which agents can I see: `viewer`, `agents`, `agent(id)`. Operator and run tokens see
+// only their own agent; a foreign id answers like an unknown one (S1).
+import { unauthenticated } from '../auth/errors.js';
+import { builder } from './builder.js';
+import type { GraphQLContext } from './context.js';
+
+/** The agents a caller may see: admin every agent, everyone else only its own. */
+function visibleAgents(ctx: GraphQLContext): { id?: string } {
+  const caller = ctx.caller;
+  if (!caller) throw unauthenticated(ctx.authFailure);
+  return caller.kind === 'admin' ? {} : { id: caller.agentId };
+}
+
+const ViewerKindEnum = builder.enumType('ViewerKind', { values: ['ADMIN', 'OPERATOR', 'RUN'] as const });
+
+interface ViewerShape {
+  kind: 'ADMIN' | 'OPERATOR' | 'RUN';
+  agentId: string | null;
+  runId: string | null;
+}
+
+const Viewer = builder.objectRef<ViewerShape>('Viewer').implement({
+  description: 'The caller behind the bearer token.',
+  fields: (t) => ({
+    kind: t.expose('kind', { type: ViewerKindEnum }),
+    agent: t.prismaField({
+      type: 'Agent',
+      nullable: true,
+      description: 'The agent an operator or run token belongs to (null for the admin token).',
+      resolve: (query, viewer, _args, ctx) =>
+        viewer.agentId ? ctx.db.prisma.agent.findUnique({ ...query, where: { id: viewer.agentId } }) : null,
+    }),
+    run: t.prismaField({
+      type: 'Run',
+      nullable: true,
+      description: 'The run of a run token.',
+      resolve: (query, viewer, _args, ctx) =>
+        viewer.runId ? ctx.db.prisma.run.findUnique({ ...query, where: { id: viewer.runId } }) : null,
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  viewer: t.field({
+    type: Viewer,
+    description: 'Who the token is: its kind, its agent and (for a run token) its run.',
+    resolve: (_root, _args, ctx): ViewerShape => {
+      const caller = ctx.caller;
+      if (!caller) throw unauthenticated(ctx.authFailure);
+      if (caller.kind === 'admin') return { kind: 'ADMIN', agentId: null, runId: null };
+      if (caller.kind === 'operator') return { kind: 'OPERATOR', agentId: caller.agentId, runId: null };
+      return { kind: 'RUN', agentId: caller.agentId, runId: caller.run.id };
+    },
+  }),
+  agents: t.prismaField({
+    type: ['Agent'],
+    description: 'Admin: every agent, by name. Operator and run tokens: their own agent only.',
+    resolve: (query, _root, _args, ctx) =>
+      ctx.db.prisma.agent.findMany({ ...query, where: visibleAgents(ctx), orderBy: { name: 'asc' } }),
+  }),
+  agent: t.prismaField({
+    type: 'Agent',
+    nullable: true,
+    description: 'One agent with its producers and selected instruments; null when unknown or not visible.',
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    resolve: (query, _root, { id }, ctx) => {
+      const visible = visibleAgents(ctx);
+      if (visible.id && visible.id !== id) return null;
+      return ctx.db.prisma.agent.findUnique({ ...query, where: { id } });
+    },
+  }),
+}));

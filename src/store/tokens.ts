@@ -1,0 +1,50 @@
+// Token lookups by hash (tokens themselves are never stored): which run or operator a bearer token
+// belongs to, and which of a set of tokens still authenticate (S6, W9, L4).
+import type { RunKind } from '../domain/types.js';
+import type { Sql } from './db.js';
+
+export interface RunTokenRow {
+  id: string;
+  agentId: string;
+  producerId: string;
+  producerName: string;
+  kind: RunKind;
+  schedule: string | null;
+  evidenceBoundary: Date | null;
+  status: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
+}
+
+export interface OperatorTokenRow {
+  id: string;
+  agentId: string;
+  revokedAt: Date | null;
+}
+
+export async function findRunByTokenHash(sql: Sql, tokenHash: string): Promise<RunTokenRow | null> {
+  const [run] = await sql.query<RunTokenRow>(
+    `SELECT r.id, r."agentId", r."producerId", p.name AS "producerName", r.kind, r.schedule,
+            r."evidenceBoundary", r.status
+       FROM "Run" r JOIN "Producer" p ON p.id = r."producerId" WHERE r."tokenHash" = $1`,
+    [tokenHash],
+  );
+  return run ?? null;
+}
+
+export async function findOperatorByTokenHash(sql: Sql, tokenHash: string): Promise<OperatorTokenRow | null> {
+  const [operator] = await sql.query<OperatorTokenRow>(
+    `SELECT id, "agentId", "revokedAt" FROM "OperatorToken" WHERE "tokenHash" = $1`,
+    [tokenHash],
+  );
+  return operator ?? null;
+}
+
+/** Of the given run and operator token hashes, those that still authenticate (RUNNING, not revoked). */
+export async function liveTokenHashes(sql: Sql, tokenHashes: string[]): Promise<Set<string>> {
+  const rows = await sql.query<{ tokenHash: string }>(
+    `SELECT "tokenHash" FROM "OperatorToken" WHERE "tokenHash" = ANY($1::text[]) AND "revokedAt" IS NULL
+     UNION ALL
+     SELECT "tokenHash" FROM "Run" WHERE "tokenHash" = ANY($1::text[]) AND status = 'RUNNING'`,
+    [tokenHashes],
+  );
+  return new Set(rows.map((row) => row.tokenHash));
+}
