@@ -40,6 +40,8 @@ export interface ServerDeps {
   /** Folder of the built operator page; omitted ⇒ no page. */
   webRoot?: string;
   maxConnectionsPerToken?: number;
+  /** How often open sessions' tokens are re-checked (L4: revocations made elsewhere); default 500 ms. */
+  sessionCheckMs?: number;
 }
 
 export interface Server {
@@ -104,7 +106,7 @@ function fieldOf(error: StoreError): Record<string, unknown> {
 export function createServer(deps: ServerDeps): Server {
   const now = deps.now ?? (() => new Date());
   const sharedLoads = new SharedLoads();
-  const sessions = new TokenSessions(deps.db.sql, deps.logger);
+  const sessions = new TokenSessions(deps.db.sql, deps.logger, deps.sessionCheckMs);
   const authGate = createAuthGate({ ...deps, graphqlEndpoint: '/graphql' });
 
   const contextFor = async (initial: InitialContext): Promise<GraphQLContext> => {

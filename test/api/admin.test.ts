@@ -201,3 +201,81 @@ describe('health', () => {
     expect(await ready.json()).toMatchObject({ status: 'ready' });
   });
 });
+
+describe('operator tokens (S6)', () => {
+  it('S6: createOperatorToken takes a label; the admin lists tokens; revoking keeps the first instant', async () => {
+    const fx = await createAgentFixture(h, { instruments: ['ETH'] });
+    const { createOperatorToken } = await h.ok<{
+      createOperatorToken: { token: string; operatorToken: { id: string; label: string; revokedAt: null } };
+    }>(
+      'mutation($a: UUID!) { createOperatorToken(agentId: $a, label: " night desk ") { token operatorToken { id label revokedAt } } }',
+      { a: fx.agentId },
+    );
+    expect(createOperatorToken.operatorToken).toMatchObject({ label: 'night desk', revokedAt: null });
+    const id = createOperatorToken.operatorToken.id;
+    h.clock.set('2026-11-30T10:00:00Z');
+    const revoke = 'mutation($id: UUID!) { revokeOperatorToken(id: $id) { id revokedAt } }';
+    const first = await h.ok<{ revokeOperatorToken: { revokedAt: string } }>(revoke, { id });
+    h.clock.set('2026-11-30T11:00:00Z');
+    const second = await h.ok<{ revokeOperatorToken: { revokedAt: string } }>(revoke, { id });
+    h.clock.real();
+    expect(first.revokeOperatorToken.revokedAt).toBe('2026-11-30T10:00:00.000Z');
+    expect(second.revokeOperatorToken.revokedAt).toBe(first.revokeOperatorToken.revokedAt);
+    const { agent } = await h.ok<{ agent: { operatorTokens: { id: string; revokedAt: string | null }[] } }>(
+      'query($a: UUID!) { agent(id: $a) { operatorTokens { id revokedAt } } }',
+      { a: fx.agentId },
+    );
+    expect(agent.operatorTokens.map((t) => t.id)).toContain(id);
+    const revoked = await h.gql('{ viewer { kind } }', {}, createOperatorToken.token);
+    expect(revoked.errors?.[0]).toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
+    expect(revoked.errors?.[0]?.message).toContain('revoked');
+  });
+
+  it('S6: only the admin sees or revokes operator tokens; an unknown id is NOT_FOUND', async () => {
+    const fx = await createAgentFixture(h, { instruments: ['ETH'] });
+    const tokens = await h.gql(
+      'query($a: UUID!) { agent(id: $a) { operatorTokens { id } } }',
+      { a: fx.agentId },
+      fx.operatorToken,
+    );
+    expect(tokens.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    const revoke = 'mutation($id: UUID!) { revokeOperatorToken(id: $id) { id } }';
+    const unknown = await h.gql(revoke, { id: '00000000-0000-4000-8000-000000000000' });
+    expect(unknown.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    const byOperator = await h.gql(revoke, { id: '00000000-0000-4000-8000-000000000000' }, fx.operatorToken);
+    expect(byOperator.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+});
+
+describe('viewer and agents', () => {
+  it('viewer says who the token is; agents and agent(id) show operators and runs only their own agent (S1)', async () => {
+    const a = await createAgentFixture(h, { instruments: ['ETH'] });
+    const b = await createAgentFixture(h, { instruments: ['ETH'] });
+    const run = await startRun(h, a.producers.trading!.id);
+    const viewer = '{ viewer { kind agent { id } run { id } } }';
+    expect((await h.ok(viewer)).viewer).toEqual({ kind: 'ADMIN', agent: null, run: null });
+    expect((await h.ok(viewer, {}, a.operatorToken)).viewer).toEqual({
+      kind: 'OPERATOR',
+      agent: { id: a.agentId },
+      run: null,
+    });
+    expect((await h.ok(viewer, {}, run.token)).viewer).toEqual({
+      kind: 'RUN',
+      agent: { id: a.agentId },
+      run: { id: run.runId },
+    });
+    expect((await h.gql(viewer, {}, null)).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+
+    const agents = '{ agents { id } }';
+    const all = (await h.ok<{ agents: { id: string }[] }>(agents)).agents.map((x) => x.id);
+    expect(all).toEqual(expect.arrayContaining([a.agentId, b.agentId]));
+    for (const token of [a.operatorToken, run.token]) {
+      expect((await h.ok<{ agents: { id: string }[] }>(agents, {}, token)).agents).toEqual([
+        { id: a.agentId },
+      ]);
+      const agent = 'query($id: UUID!) { agent(id: $id) { id } }';
+      expect((await h.ok(agent, { id: a.agentId }, token)).agent).toEqual({ id: a.agentId });
+      expect((await h.ok(agent, { id: b.agentId }, token)).agent).toBeNull();
+    }
+  });
+});

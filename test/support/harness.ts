@@ -48,7 +48,12 @@ export interface Harness {
 }
 
 export async function startHarness(
-  options: { events?: MemoryEvents; webRoot?: string; maxConnectionsPerToken?: number } = {},
+  options: {
+    events?: MemoryEvents;
+    webRoot?: string;
+    maxConnectionsPerToken?: number;
+    sessionCheckMs?: number;
+  } = {},
 ): Promise<Harness> {
   const db = await createTestDatabase();
   const events = options.events ?? createMemoryEvents();
@@ -61,6 +66,7 @@ export async function startHarness(
     now: clock.now,
     webRoot: options.webRoot,
     maxConnectionsPerToken: options.maxConnectionsPerToken,
+    sessionCheckMs: options.sessionCheckMs,
   });
   const fetchApi = async (path: string, init?: RequestInit): Promise<Response> =>
     server.yoga.fetch(`http://test${path}`, init as Parameters<typeof server.yoga.fetch>[1]);
