@@ -26,6 +26,8 @@ import { httpRoutes } from './http/routes.js';
 import { createAuthGate } from './http/auth-gate.js';
 import { documentLimitsPlugin } from './http/document-limits.js';
 import { TokenSessions } from './realtime/sessions.js';
+import { Metrics } from './metrics.js';
+import { metricsPlugin } from './http/metrics-plugin.js';
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
@@ -108,6 +110,9 @@ export function createServer(deps: ServerDeps): Server {
   const sharedLoads = new SharedLoads();
   const sessions = new TokenSessions(deps.db.sql, deps.logger, deps.sessionCheckMs);
   const authGate = createAuthGate({ ...deps, graphqlEndpoint: '/graphql' });
+  // The WebSocket server exists only below; the gauge reads it when scraped.
+  let openSockets = () => 0;
+  const metrics = new Metrics({ openSockets: () => openSockets(), pool: deps.db.pool });
 
   const contextFor = async (initial: InitialContext): Promise<GraphQLContext> => {
     const resolution =
@@ -125,11 +130,12 @@ export function createServer(deps: ServerDeps): Server {
       events: deps.events,
       sharedLoads,
       sessions,
+      metrics,
       now,
     };
   };
 
-  const routes: Plugin = httpRoutes({ ...deps, now });
+  const routes: Plugin = httpRoutes({ ...deps, now, metrics });
 
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
@@ -150,6 +156,7 @@ export function createServer(deps: ServerDeps): Server {
     },
     // Request limits (GraphQL Armor): parse and validation refuse abusive documents before execution.
     plugins: [
+      metricsPlugin(metrics),
       routes,
       authGate.plugin,
       maxTokensPlugin({ n: 2000 }),
@@ -162,6 +169,7 @@ export function createServer(deps: ServerDeps): Server {
 
   const httpServer = http.createServer(yoga);
   const wsServer = new WebSocketServer({ server: httpServer, path: yoga.graphqlEndpoint });
+  openSockets = () => wsServer.clients.size;
 
   const maskForSubscribers = maskErrors(deps.logger);
   const sharedSubscribe = createSharedSubscribe({

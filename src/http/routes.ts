@@ -9,7 +9,8 @@ import type { MemoryEvents } from '../realtime/events.js';
 import type { Logger } from '../logger.js';
 import { json } from './json.js';
 import { parseRestMemoryBody, restErrorResponse } from './rest-memories.js';
-import { createMemory } from '../store/memories.js';
+import { writeMemory } from '../service/write-memory.js';
+import type { Metrics } from '../metrics.js';
 import { loadMemoryView, toMemoryView } from '../store/memory-view.js';
 
 interface RouteDeps {
@@ -19,6 +20,7 @@ interface RouteDeps {
   logger: Logger;
   now: () => Date;
   webRoot?: string;
+  metrics?: Metrics;
 }
 
 const contentTypes: Record<string, string> = {
@@ -68,8 +70,7 @@ async function postMemory(deps: RouteDeps, request: Request): Promise<Response> 
   const parsed = parseRestMemoryBody(body);
   if (!parsed.ok) return json(400, { error: parsed.message, code: 'validation_error', field: parsed.field });
   try {
-    const written = await createMemory(deps.db, caller.run, parsed.input, deps.now());
-    if (written.created) await deps.events.publishMemoryAdded(written);
+    const written = await writeMemory(deps, caller.run, parsed.input, 'rest');
     const memory = written.row
       ? toMemoryView(written.row as Parameters<typeof toMemoryView>[0], deps.now())
       : await loadMemoryView(deps.db, written.id, deps.now());

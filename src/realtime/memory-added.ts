@@ -5,6 +5,7 @@ import type { CursorPosition } from '../domain/cursor.js';
 import type { Database } from '../store/db.js';
 import { listMemoryIdsAfter, matchesFilter, type ResolvedFilter } from '../store/browse.js';
 import type { MemoryAddedEvent, MemoryEvents } from './events.js';
+import type { Metrics } from '../metrics.js';
 
 export const REPLAY_PAGE_SIZE = 200;
 /** Undelivered live events one subscription may hold before it is ended as a slow consumer. */
@@ -44,6 +45,7 @@ export async function* memoryAddedStream(options: {
   maxPending?: number;
   /** Aborted when the subscriber's token stops authenticating. */
   signal?: AbortSignal;
+  metrics?: Metrics;
 }): AsyncGenerator<AddedRecord> {
   const { db, events, agentId, filter } = options;
   const maxPending = options.maxPending ?? MAX_PENDING_EVENTS;
@@ -58,7 +60,8 @@ export async function* memoryAddedStream(options: {
     waiter.wake?.();
   });
 
-  const { signal } = options;
+  const { signal, metrics } = options;
+  metrics?.subscriptions.inc();
   const wakeOnAbort = () => waiter.wake?.();
   signal?.addEventListener('abort', wakeOnAbort);
 
@@ -75,6 +78,7 @@ export async function* memoryAddedStream(options: {
         const page = await listMemoryIdsAfter(db, agentId, filter, position, REPLAY_PAGE_SIZE);
         for (const record of page) {
           remember(record.id);
+          metrics?.deliveries.inc({ source: 'replay' });
           yield { id: record.id, createdAt: record.createdAt };
         }
         if (page.length < REPLAY_PAGE_SIZE) break;
@@ -83,14 +87,21 @@ export async function* memoryAddedStream(options: {
       }
     }
     for (;;) {
-      if (signal?.aborted) throw new SessionRevokedError();
-      if (overflow) throw new SlowConsumerError();
+      if (signal?.aborted) {
+        metrics?.drops.inc({ reason: 'revoked' });
+        throw new SessionRevokedError();
+      }
+      if (overflow) {
+        metrics?.drops.inc({ reason: 'slow_consumer' });
+        throw new SlowConsumerError();
+      }
       const event = pending.shift();
       if (event) {
         if (seen.has(event.id)) continue;
         const record = { id: event.id, type: event.type, createdAt: new Date(event.createdAt) };
         if (!matchesFilter(record, filter)) continue;
         // Each commit is published once, so only replayed ids need remembering.
+        metrics?.deliveries.inc({ source: 'live' });
         yield record;
         continue;
       }
@@ -98,6 +109,7 @@ export async function* memoryAddedStream(options: {
       waiter.wake = null;
     }
   } finally {
+    metrics?.subscriptions.dec();
     signal?.removeEventListener('abort', wakeOnAbort);
     stopListening();
   }

@@ -3,6 +3,7 @@ import type { Database } from '../store/db.js';
 import type { MemoryEvents } from '../realtime/events.js';
 import type { SharedLoads } from '../realtime/shared-loads.js';
 import type { TokenSessions } from '../realtime/sessions.js';
+import type { Metrics } from '../metrics.js';
 
 /** Built once per request (HTTP) or per connection (WebSocket). */
 export interface GraphQLContext {
@@ -15,5 +16,6 @@ export interface GraphQLContext {
   sharedLoads: SharedLoads;
   /** Open sessions per token: revocation ends them (S6, L4). */
   sessions: TokenSessions;
+  metrics: Metrics;
   now: () => Date;
 }

@@ -9,7 +9,8 @@ import {
   MemoryWriteError,
   ReservedMemoryTypeError,
 } from '../store/errors.js';
-import { createMemory, type WrittenMemory } from '../store/memories.js';
+import type { WrittenMemory } from '../store/memories.js';
+import { writeMemory } from '../service/write-memory.js';
 import type { SchemaTypes } from '@pothos/core';
 import { builder } from './builder.js';
 import type { GraphQLContext } from './context.js';
@@ -254,9 +255,7 @@ builder.mutationField('createMemory', (t) =>
       const caller = ctx.caller;
       if (!caller) throw unauthenticated(ctx.authFailure);
       if (caller.kind !== 'run') throw forbidden('createMemory needs a run token');
-      const written = await createMemory(ctx.db, caller.run, input, ctx.now());
-      if (written.created) await ctx.events.publishMemoryAdded(written);
-      return written;
+      return writeMemory(ctx, caller.run, input, 'graphql');
     },
   }),
 );

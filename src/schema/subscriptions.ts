@@ -42,6 +42,7 @@ builder.subscriptionField('memoryAdded', (t) =>
           filter,
           after,
           signal: revoked.signal,
+          metrics: ctx.metrics,
         });
       } finally {
         endSession();

@@ -1,0 +1,91 @@
+// Prometheus metrics (GET /metrics): requests and latency per operation, write outcomes by code, open
+// sockets and subscriptions, deliveries and drops, database pool use. One registry per server, no
+// globals; labels come from the schema and the error vocabulary, never from clients or agents.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type pg from 'pg';
+
+export interface MetricsSources {
+  /** Open WebSockets right now. */
+  openSockets: () => number;
+  /** The PostgreSQL pool (null on PGlite). */
+  pool: pg.Pool | null;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly operations = new Counter({
+    name: 'memory_graphql_operations_total',
+    help: 'GraphQL operations by type, first root field and outcome (ok | error).',
+    labelNames: ['type', 'field', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly operationSeconds = new Histogram({
+    name: 'memory_graphql_operation_duration_seconds',
+    help: 'Execution time of GraphQL queries and mutations by first root field.',
+    labelNames: ['type', 'field'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+  readonly writes = new Counter({
+    name: 'memory_writes_total',
+    help: 'createMemory outcomes by transport and code (created, retried, or the error code).',
+    labelNames: ['transport', 'code'] as const,
+    registers: [this.registry],
+  });
+  readonly subscriptions = new Gauge({
+    name: 'memory_subscriptions_open',
+    help: 'Open memoryAdded subscriptions (WebSocket and SSE).',
+    registers: [this.registry],
+  });
+  readonly deliveries = new Counter({
+    name: 'memory_deliveries_total',
+    help: 'Records delivered to subscribers (replayed after a cursor, or live).',
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+  });
+  readonly drops = new Counter({
+    name: 'memory_subscriptions_dropped_total',
+    help: 'Subscriptions ended by the server: slow consumers and revoked tokens.',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(sources: MetricsSources) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'memory_' });
+    new Gauge({
+      name: 'memory_websockets_open',
+      help: 'Open WebSocket connections.',
+      registers: [this.registry],
+      collect() {
+        this.set(sources.openSockets());
+      },
+    });
+    const pool = sources.pool;
+    if (pool) {
+      const poolGauge = (name: string, help: string, read: () => number) =>
+        new Gauge({
+          name,
+          help,
+          registers: [this.registry],
+          collect() {
+            this.set(read());
+          },
+        });
+      poolGauge(
+        'memory_db_pool_connections',
+        'PostgreSQL pool connections (idle and in use).',
+        () => pool.totalCount,
+      );
+      poolGauge('memory_db_pool_idle', 'Idle PostgreSQL pool connections.', () => pool.idleCount);
+      poolGauge(
+        'memory_db_pool_waiting',
+        'Queries waiting for a PostgreSQL pool connection.',
+        () => pool.waitingCount,
+      );
+    }
+  }
+
+  async render(): Promise<{ body: string; contentType: string }> {
+    return { body: await this.registry.metrics(), contentType: this.registry.contentType };
+  }
+}

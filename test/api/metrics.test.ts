@@ -1,0 +1,89 @@
+// GET /metrics: Prometheus text with requests per operation, write outcomes by code, open sockets
+// and subscriptions, deliveries, and the database pool.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createAgentFixture,
+  startHarness,
+  startRun,
+  writeMemory,
+  writeOk,
+  type AgentFixture,
+  type Harness,
+} from '../support/harness.js';
+import { subscribeWs, wsClient } from '../support/live.js';
+
+let h: Harness;
+let base: string;
+let fx: AgentFixture;
+let run: { runId: string; token: string };
+
+beforeAll(async () => {
+  h = await startHarness();
+  const address = await h.server.listen(0, '127.0.0.1');
+  base = `http://127.0.0.1:${address.port}`;
+  fx = await createAgentFixture(h, { instruments: ['ETH'] });
+  run = await startRun(h, fx.producers.adhoc!.id);
+});
+afterAll(async () => {
+  await h.close();
+});
+
+async function scrape(): Promise<Map<string, number>> {
+  const response = await h.fetch('/metrics');
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toContain('text/plain');
+  const samples = new Map<string, number>();
+  for (const line of (await response.text()).split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const split = line.lastIndexOf(' ');
+    samples.set(line.slice(0, split), Number(line.slice(split + 1)));
+  }
+  return samples;
+}
+
+describe('metrics', () => {
+  it('counts GraphQL operations by type and root field, and write outcomes by transport and code', async () => {
+    await h.ok('{ memoryTypes { type } }', {}, fx.operatorToken);
+    await writeOk(h, run.token, { type: 'note', scope: 'AGENT', content: 'x' });
+    await writeMemory(h, run.token, {
+      type: 'note',
+      scope: 'AGENT',
+      content: 'x',
+      links: [{ targetMemoryId: '00000000-0000-4000-8000-000000000000', linkType: 'evidence' }],
+    });
+    await h.fetch('/api/v1/memories', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${run.token}` },
+      body: JSON.stringify({ type: 'note', scope: 'AGENT', content: 'y' }),
+    });
+    const samples = await scrape();
+    expect(
+      samples.get('memory_graphql_operations_total{type="query",field="memoryTypes",outcome="ok"}'),
+    ).toBe(1);
+    expect(samples.get('memory_writes_total{transport="graphql",code="created"}')).toBe(1);
+    expect(samples.get('memory_writes_total{transport="graphql",code="invalid_memory_link"}')).toBe(1);
+    expect(samples.get('memory_writes_total{transport="rest",code="created"}')).toBe(1);
+    expect(
+      samples.get('memory_graphql_operation_duration_seconds_count{type="mutation",field="createMemory"}'),
+    ).toBe(2);
+    if (h.db.kind === 'postgres') expect(samples.get('memory_db_pool_connections')).toBeGreaterThan(0);
+  });
+
+  it('shows open sockets and subscriptions and counts deliveries', async () => {
+    const client = wsClient(base, fx.operatorToken);
+    const sub = subscribeWs(client, { filter: { types: ['metered'] } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    let samples = await scrape();
+    expect(samples.get('memory_websockets_open')).toBe(1);
+    expect(samples.get('memory_subscriptions_open')).toBe(1);
+    await writeOk(h, run.token, { type: 'metered', scope: 'AGENT', content: 'live' });
+    await sub.waitFor(1);
+    samples = await scrape();
+    expect(samples.get('memory_deliveries_total{source="live"}')).toBe(1);
+    await sub.stop();
+    await client.dispose();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    samples = await scrape();
+    expect(samples.get('memory_subscriptions_open')).toBe(0);
+  });
+});
