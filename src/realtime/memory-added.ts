@@ -9,7 +9,7 @@ import type { MemoryAddedEvent, MemoryEvents } from './events.js';
 export const REPLAY_PAGE_SIZE = 200;
 /** Undelivered live events one subscription may hold before it is ended as a slow consumer. */
 export const MAX_PENDING_EVENTS = 1000;
-/** How many replayed ids are remembered to drop their late live duplicates (per subscription). */
+/** How many delivered ids are remembered to drop their late duplicates (per subscription). */
 const REMEMBERED_IDS = 10_000;
 
 /** Ends one subscription whose consumer fell too far behind; it resumes with `after`. */
@@ -21,6 +21,8 @@ export class SlowConsumerError extends GraphQLError {
     );
   }
 }
+
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
 export interface AddedRecord {
   id: string;
@@ -41,43 +43,65 @@ export async function* memoryAddedStream(options: {
   const pending: MemoryAddedEvent[] = [];
   const waiter: { wake: (() => void) | null } = { wake: null };
   let overflow = false;
+  let gapSince: Date | null = null;
 
   // Listen before the replay starts, into a bounded queue, so no event is missed meanwhile.
-  const stopListening = events.listen(agentId, (event) => {
-    if (pending.length >= maxPending) overflow = true;
-    else pending.push(event);
-    waiter.wake?.();
-  });
+  const stopListening = events.listen(
+    agentId,
+    (event) => {
+      if (pending.length >= maxPending) overflow = true;
+      else pending.push(event);
+      waiter.wake?.();
+    },
+    (since) => {
+      if (!gapSince || since < gapSince) gapSince = since;
+      waiter.wake?.();
+    },
+  );
 
   const seen = new Set<string>();
   const remember = (id: string) => {
     seen.add(id);
     if (seen.size > REMEMBERED_IDS) seen.delete(seen.values().next().value as string);
   };
+  // A catch-up after a gap never reaches behind where this subscription started.
+  const floor: CursorPosition = options.after ?? { createdAt: new Date(), id: NIL_UUID };
+
+  async function* replayAfter(from: CursorPosition): AsyncGenerator<AddedRecord> {
+    let page;
+    do {
+      page = await listMemoryIdsAfter(db, agentId, filter, from, REPLAY_PAGE_SIZE);
+      for (const record of page) {
+        if (seen.has(record.id)) continue;
+        remember(record.id);
+        yield { id: record.id, createdAt: record.createdAt };
+      }
+      const last = page[page.length - 1];
+      if (last) from = { createdAt: last.createdAt, id: last.id };
+    } while (page.length === REPLAY_PAGE_SIZE);
+  }
 
   try {
     if (options.after) {
-      let position = options.after;
-      for (;;) {
-        const page = await listMemoryIdsAfter(db, agentId, filter, position, REPLAY_PAGE_SIZE);
-        for (const record of page) {
-          remember(record.id);
-          yield { id: record.id, createdAt: record.createdAt };
-        }
-        if (page.length < REPLAY_PAGE_SIZE) break;
-        const last = page[page.length - 1]!;
-        position = { createdAt: last.createdAt, id: last.id };
-      }
+      yield* replayAfter(options.after);
     }
     for (;;) {
       if (overflow) throw new SlowConsumerError();
+      if (gapSince) {
+        // Live events may have been lost (L3 link down): the database has them all (L2).
+        const since: CursorPosition = { createdAt: gapSince, id: NIL_UUID };
+        gapSince = null;
+        yield* replayAfter(since.createdAt > floor.createdAt ? since : floor);
+        continue;
+      }
       const event = pending.shift();
       if (event) {
         if (seen.has(event.id)) continue;
         const record = { id: event.id, type: event.type, createdAt: new Date(event.createdAt) };
         if (!matchesFilter(record, filter)) continue;
-        // Each commit is published once, so only replayed ids need remembering.
-        yield record;
+        // Remembered too: a catch-up after a gap must not repeat it.
+        remember(record.id);
+        yield { id: record.id, createdAt: record.createdAt };
         continue;
       }
       await new Promise<void>((resolve) => (waiter.wake = resolve));
