@@ -56,7 +56,7 @@ async function take(stream: AsyncGenerator<AddedRecord>, count: number): Promise
 
 describe('catch-up after a gap (L2, L3)', () => {
   it('L2: after a gap a live subscription receives the records whose events were lost, once each, none from before it started', async () => {
-    const before = await write('before the subscription');
+    await write('before the subscription'); // older than the subscription: never delivered
     const stream = memoryAddedStream({
       db: h.db,
       events,
@@ -75,7 +75,7 @@ describe('catch-up after a gap (L2, L3)', () => {
     const afterwards = await write('live again');
     expect(await take(stream, 1)).toEqual([afterwards]);
 
-    // The gap reaches back before the subscription: the floor keeps `before` out, `seen` the live ones.
+    // The gap reaches back before the subscription: the floor keeps the older record out, `seen` the live ones.
     events.gap(new Date(Date.now() - 60_000));
     const next = await take(stream, 2);
     expect(next).toEqual(lost);
