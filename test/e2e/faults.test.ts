@@ -88,7 +88,7 @@ async function burstThenFault(
   }
 }
 
-describe('the service killed during a write burst (W5)', { timeout: 60_000 }, () => {
+describe('the service killed during a write burst (W5)', { timeout: 90_000 }, () => {
   it('W5: SIGKILL during a write burst on PostgreSQL loses no acknowledged write and leaves no partial row', async () => {
     const database = await createPostgresDatabase();
     cleanups.push(() => database.drop());
@@ -146,7 +146,7 @@ describe('the service killed during a write burst (W5)', { timeout: 60_000 }, ()
   });
 });
 
-describe('database connections terminated during a burst (W5)', { timeout: 60_000 }, () => {
+describe('database connections terminated during a burst (W5)', { timeout: 90_000 }, () => {
   it('W5: pg_terminate_backend during a write burst: in-flight writes fail with the generic error, the service recovers without restart', async () => {
     const database = await createPostgresDatabase();
     cleanups.push(() => database.drop());
@@ -190,7 +190,7 @@ describe('database connections terminated during a burst (W5)', { timeout: 60_00
   });
 });
 
-describe('the PostgreSQL server crashed and started again during a burst (W5)', { timeout: 60_000 }, () => {
+describe('the PostgreSQL server crashed and started again during a burst (W5)', { timeout: 90_000 }, () => {
   let own: OwnPostgres;
 
   it('W5: writes fail with the generic error and /readyz is 503 (/healthz 200) while it is down; the service recovers without restart', async () => {
@@ -237,7 +237,7 @@ describe('the PostgreSQL server crashed and started again during a burst (W5)', 
   });
 });
 
-describe('Redis stopped between two instances (L2, L3)', { timeout: 60_000 }, () => {
+describe('Redis stopped between two instances (L2, L3)', { timeout: 90_000 }, () => {
   it('L3: with Redis down local subscribers are still served; after it returns cross-instance delivery resumes, connected subscribers catch up, and a resume with the last cursor misses nothing (L2)', async () => {
     const redis: OwnRedis = await startOwnRedis();
     cleanups.push(() => redis.remove());
