@@ -1,5 +1,5 @@
-// Post-commit "memory added" events over an EventTarget: in-process by default, or Redis pub/sub
-// through @graphql-yoga/redis-event-target when several instances run (L3). Each instance adds one
+// Post-commit "memory added" events over an EventTarget, in-process; with several instances
+// redis-events.ts bridges them over Redis pub/sub (L3). Each instance adds one
 // target listener per agent and fans out to its local subscribers itself (no per-subscriber queue
 // objects in the hot path).
 import type { TypedEventTarget } from '@graphql-yoga/typed-event-target';
@@ -12,12 +12,14 @@ export interface MemoryAddedEvent {
 }
 
 export type MemoryAddedListener = (event: MemoryAddedEvent) => void;
+/** Events of records created since `since` may have been missed (the cross-instance link was down). */
+export type GapListener = (since: Date) => void;
 
 export interface MemoryEvents {
   /** Call only after the write committed. */
   publishMemoryAdded(memory: { id: string; agentId: string; type: string; createdAt: Date }): Promise<void>;
-  /** Calls `listener` for each event of `agentId` until the returned function is called. */
-  listen(agentId: string, listener: MemoryAddedListener): () => void;
+  /** Calls `listener` for each event of `agentId`, and `onGap` after a possible loss, until the returned function is called. */
+  listen(agentId: string, listener: MemoryAddedListener, onGap?: GapListener): () => void;
   close(): Promise<void>;
 }
 

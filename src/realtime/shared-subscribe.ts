@@ -3,6 +3,7 @@
 // replay) stays per subscriber; only the per-event execution is shared.
 import { createHash } from 'node:crypto';
 import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionResult, print } from 'graphql';
+import { Repeater } from 'graphql-yoga';
 import { SharedLoads } from './shared-loads.js';
 
 export interface SharedSubscribeOptions {
@@ -37,7 +38,7 @@ export function createSharedSubscribe(options: SharedSubscribeOptions) {
 
   return async function subscribe(
     args: ExecutionArgs,
-  ): Promise<AsyncGenerator<ExecutionResult> | ExecutionResult> {
+  ): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
     let source;
     try {
       source = await createSourceEventStream(args);
@@ -49,17 +50,23 @@ export function createSharedSubscribe(options: SharedSubscribeOptions) {
     }
     const key = keyOf(args);
     const events = source as AsyncGenerator<{ id?: string }>;
-    return (async function* () {
+    // A Repeater, so an unsubscribe while the source waits for an event ends it at once.
+    return new Repeater<ExecutionResult>(async (push, stop) => {
+      let stopped = false;
+      void stop.then(() => {
+        stopped = true;
+        void events.return?.(undefined);
+      });
       try {
         for await (const payload of events) {
+          if (stopped) break;
           const run = () => executeEvent(args, payload);
-          yield key && payload?.id ? await results.get(`${key}:${payload.id}`, run) : await run();
+          await push(key && payload?.id ? await results.get(`${key}:${payload.id}`, run) : await run());
         }
       } catch (error) {
-        yield { errors: [options.maskError(error) as never] };
-      } finally {
-        await events.return?.(undefined);
+        await push({ errors: [options.maskError(error) as never] });
       }
-    })();
+      stop();
+    });
   };
 }

@@ -20,7 +20,7 @@ builder.subscriptionField('memoryAdded', (t) =>
       filter: t.arg({ type: MemoryFilterInput, required: false }),
       after: t.arg.string({ required: false }),
     },
-    subscribe: async function* (_root, args, ctx) {
+    subscribe: (_root, args, ctx) => {
       const agentId = agentForRead(ctx.caller, ctx.authFailure, args.agentId, 'subscribe');
       const filter = resolveFilter(args.filter, ctx.now());
       let after = null;
@@ -29,24 +29,20 @@ builder.subscriptionField('memoryAdded', (t) =>
         if (!parsed) throw badInput('after is not a cursor returned by this API', 'after');
         after = parsed.position;
       }
-      // S6, L4: revoking the operator token ends the subscription (SSE too, not only WebSockets).
-      const revoked = new AbortController();
       const caller = ctx.caller!;
-      const endSession =
-        caller.kind === 'admin' ? () => {} : ctx.sessions.register(caller.tokenKey, () => revoked.abort());
-      try {
-        yield* memoryAddedStream({
-          db: ctx.db,
-          events: ctx.events,
-          agentId,
-          filter,
-          after,
-          signal: revoked.signal,
-          metrics: ctx.metrics,
-        });
-      } finally {
-        endSession();
-      }
+      return memoryAddedStream({
+        db: ctx.db,
+        events: ctx.events,
+        agentId,
+        filter,
+        after,
+        // S6, L4: revoking the operator token ends the subscription (SSE too, not only WebSockets).
+        watchToken:
+          caller.kind === 'admin'
+            ? undefined
+            : (onRevoked) => ctx.sessions.register(caller.tokenKey, onRevoked),
+        metrics: ctx.metrics,
+      });
     },
     // Every subscriber with the same selection shares one read of the new record (fan-out).
     resolve: async (record, _args, ctx, info) => {

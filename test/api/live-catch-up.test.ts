@@ -1,0 +1,86 @@
+// L2 across a lost cross-instance link: after a gap signal a live subscription reads what it missed
+// from the database — every record once, never one from before the subscription started.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryEvents, type GapListener, type MemoryEvents } from '../../src/realtime/events.js';
+import { memoryAddedStream, type AddedRecord } from '../../src/realtime/memory-added.js';
+import { createAgentFixture, startHarness, startRun, writeOk, type Harness } from '../support/harness.js';
+
+/** In-process events whose publishes can be dropped (as while Redis is away) and that can signal a gap. */
+function lossyEvents(): MemoryEvents & { dropping: boolean; gap(since: Date): void } {
+  const inner = createMemoryEvents();
+  const gapListeners = new Set<GapListener>();
+  return {
+    dropping: false,
+    async publishMemoryAdded(memory) {
+      if (!this.dropping) await inner.publishMemoryAdded(memory);
+    },
+    listen(agentId, listener, onGap) {
+      const stop = inner.listen(agentId, listener);
+      if (onGap) gapListeners.add(onGap);
+      return () => {
+        stop();
+        if (onGap) gapListeners.delete(onGap);
+      };
+    },
+    gap(since) {
+      for (const onGap of gapListeners) onGap(since);
+    },
+    close: () => inner.close(),
+  };
+}
+
+let h: Harness;
+let events: ReturnType<typeof lossyEvents>;
+let agentId: string;
+let token: string;
+
+beforeAll(async () => {
+  events = lossyEvents();
+  h = await startHarness({ events });
+  const fx = await createAgentFixture(h, { instruments: ['ETH'] });
+  agentId = fx.agentId;
+  token = (await startRun(h, fx.producers.adhoc!.id)).token;
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const write = async (content: string) =>
+  (await writeOk(h, token, { type: 'note', scope: 'AGENT', content })).id as string;
+
+async function take(stream: AsyncGenerator<AddedRecord>, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) ids.push((await stream.next()).value!.id);
+  return ids;
+}
+
+describe('catch-up after a gap (L2, L3)', () => {
+  it('L2: after a gap a live subscription receives the records whose events were lost, once each, none from before it started', async () => {
+    await write('before the subscription'); // older than the subscription: never delivered
+    const stream = memoryAddedStream({
+      db: h.db,
+      events,
+      agentId,
+      filter: { types: null, window: null },
+      after: null,
+    });
+    const first = stream.next();
+    await new Promise((resolve) => setTimeout(resolve, 0)); // listening
+    const live = await write('live');
+    expect((await first).value!.id).toBe(live);
+
+    events.dropping = true;
+    const lost = [await write('lost 1'), await write('lost 2')];
+    events.dropping = false;
+    const afterwards = await write('live again');
+    expect(await take(stream, 1)).toEqual([afterwards]);
+
+    // The gap reaches back before the subscription: the floor keeps the older record out, `seen` the live ones.
+    events.gap(new Date(Date.now() - 60_000));
+    const next = await take(stream, 2);
+    expect(next).toEqual(lost);
+    const last = await write('after the catch-up');
+    expect(await take(stream, 1)).toEqual([last]);
+    await stream.return(undefined);
+  });
+});
