@@ -1,9 +1,19 @@
-import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
+import { GraphQLError, GraphQLScalarType, Kind, print, type ValueNode } from 'graphql';
 import { DateTimeResolver, JSONResolver, UUIDResolver } from 'graphql-scalars';
+import { quoteInput } from '../domain/text-hygiene.js';
 import { isUuid } from '../domain/uuid.js';
 import { builder } from './builder.js';
 
-builder.addScalarType('DateTime', DateTimeResolver);
+// W10: graphql-scalars' own DateTime errors echo the whole input; ours quote at most 100 characters.
+builder.addScalarType(
+  'DateTime',
+  new GraphQLScalarType({
+    ...DateTimeResolver.toConfig(),
+    parseValue: (value) => parseDateTime(() => DateTimeResolver.parseValue(value), value),
+    parseLiteral: (ast, variables) =>
+      parseDateTime(() => DateTimeResolver.parseLiteral(ast, variables), literalValue(ast)),
+  }),
+);
 builder.addScalarType('JSON', JSONResolver);
 // Malformed UUIDs fail argument validation (W4), before any resolver runs.
 builder.addScalarType(
@@ -16,10 +26,24 @@ builder.addScalarType(
   }),
 );
 
+function literalValue(ast: ValueNode): unknown {
+  return ast.kind === Kind.STRING ? ast.value : print(ast);
+}
+
+function parseDateTime(parse: () => unknown, value: unknown): unknown {
+  try {
+    return parse();
+  } catch {
+    throw new GraphQLError(
+      `DateTime cannot represent ${quoteInput(value)}: expected an RFC 3339 instant like 2026-01-01T00:00:00Z`,
+    );
+  }
+}
+
 function parseUuid(value: unknown): string {
   if (!isUuid(value)) {
     throw new GraphQLError(
-      `UUID cannot represent ${JSON.stringify(value)}: expected a UUID like 00000000-0000-4000-8000-000000000000`,
+      `UUID cannot represent ${quoteInput(value)}: expected a UUID like 00000000-0000-4000-8000-000000000000`,
     );
   }
   return value.toLowerCase();
@@ -36,9 +60,7 @@ function parseLocalDate(value: unknown): string {
     if (date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d)
       return value as string;
   }
-  throw new GraphQLError(
-    `Date cannot represent ${JSON.stringify(value)}: expected a calendar date YYYY-MM-DD`,
-  );
+  throw new GraphQLError(`Date cannot represent ${quoteInput(value)}: expected a calendar date YYYY-MM-DD`);
 }
 
 builder.addScalarType(
