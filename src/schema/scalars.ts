@@ -1,5 +1,6 @@
 import { GraphQLError, GraphQLScalarType, Kind, print, type ValueNode } from 'graphql';
 import { DateTimeResolver, JSONResolver, UUIDResolver } from 'graphql-scalars';
+import { isStorableInstant } from '../domain/instant-range.js';
 import { quoteInput } from '../domain/text-hygiene.js';
 import { isUuid } from '../domain/uuid.js';
 import { builder } from './builder.js';
@@ -30,14 +31,18 @@ function literalValue(ast: ValueNode): unknown {
   return ast.kind === Kind.STRING ? ast.value : print(ast);
 }
 
+/** W10: PostgreSQL has no year 0 and the drivers write 4-digit years only: instants outside 0001–9999 UTC are refused. */
 function parseDateTime(parse: () => unknown, value: unknown): unknown {
+  let parsed: unknown;
   try {
-    return parse();
+    parsed = parse();
   } catch {
-    throw new GraphQLError(
-      `DateTime cannot represent ${quoteInput(value)}: expected an RFC 3339 instant like 2026-01-01T00:00:00Z`,
-    );
+    parsed = null;
   }
+  if (isStorableInstant(parsed)) return parsed;
+  throw new GraphQLError(
+    `DateTime cannot represent ${quoteInput(value)}: expected an RFC 3339 instant between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z`,
+  );
 }
 
 function parseUuid(value: unknown): string {

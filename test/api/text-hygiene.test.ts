@@ -217,6 +217,62 @@ describe('W10: reads (tradingContext, memories, memoryTypes, memoryAdded)', () =
   });
 });
 
+describe('W10: instants PostgreSQL cannot store', () => {
+  it('W10: DateTime arguments outside years 0001–9999 are BAD_USER_INPUT, never an internal error', async () => {
+    for (const at of ['0000-01-01T00:00:00Z', '0001-01-01T00:00:00+01:00', '9999-12-31T23:59:59-01:00']) {
+      const context = await h.gql(
+        'query($at: DateTime) { tradingContext(instrument: "ETH", at: $at) { entries { memoryId } learnings { id } } }',
+        { at },
+        fx.operatorToken,
+      );
+      expect(context.errors?.[0]?.extensions, at).toMatchObject({ code: 'BAD_USER_INPUT' });
+      const before = await rowCounts();
+      const imported = await h.gql(
+        'mutation($input: [ImportMemoryInput!]!) { importMemories(input: $input) { id } }',
+        { input: [{ agentId: fx.agentId, ...note(), createdAt: at }] },
+      );
+      expect(imported.errors?.[0]?.extensions, at).toMatchObject({ code: 'BAD_USER_INPUT' });
+      expect(await rowCounts()).toEqual(before);
+    }
+    const edge = await h.gql(
+      'query($at: DateTime) { tradingContext(instrument: "ETH", at: $at) { entries { memoryId } learnings { id } } }',
+      { at: '0001-01-01T00:00:00Z' },
+      fx.operatorToken,
+    );
+    expect(edge.errors).toBeUndefined();
+  });
+
+  it('W10: an explicit stale_after outside years 0001–9999 is a validation error naming metadata.stale_after (X6)', async () => {
+    const trading = await startRun(h, fx.producers.trading!.id);
+    const before = await rowCounts();
+    for (const staleAfter of ['9999-12-31T23:59:59-01:00', '0000-06-01T00:00:00Z']) {
+      const result = await writeMemory(h, trading.token, note({ metadata: { stale_after: staleAfter } }));
+      expect(result, staleAfter).toMatchObject({
+        __typename: 'MemoryValidationError',
+        field: 'metadata.stale_after',
+      });
+    }
+    expect(await rowCounts()).toEqual(before);
+  });
+
+  it('W10: a legacy expiry beyond year 9999 is no expiry rather than an internal error (X7–X9)', async () => {
+    const source = await startRun(h, fx.producers.adhoc!.id);
+    const items = [
+      { createdAt: '9999-12-31T23:45:00Z', sourceRunId: source.runId },
+      { createdAt: '2026-01-01T00:00:00Z', metadata: { stale_after: '0000-06-01T00:00:00Z' } },
+      { createdAt: '9999-12-31T00:00:00Z', metadata: { valid_for_seconds: 1e15 } },
+    ];
+    for (const extra of items) {
+      const result = await h.gql(
+        'mutation($input: [ImportMemoryInput!]!) { importMemories(input: $input) { id expiresAt } }',
+        { input: [{ agentId: fx.agentId, ...note(), ...extra }] },
+      );
+      expect(result.errors, JSON.stringify(extra)).toBeUndefined();
+      expect(result.data?.importMemories[0].expiresAt).toBeNull();
+    }
+  });
+});
+
 describe('W10: admin inputs that reach text columns', () => {
   it('W10: agent name, producer name, instrument id and selected ids with U+0000 are BAD_USER_INPUT', async () => {
     const cases: [string, Record<string, unknown>, string][] = [
