@@ -25,8 +25,9 @@ let writers: { kind: 'ANALYSIS' | 'TRADING' | 'REVIEW'; token: string; runId: st
 let linkTargets: string[];
 
 const SELECTED = ['BTC', 'ETH', 'SOL', 'kPEPE'];
-/** Bounded runs: each property stays well under ~20 s on PGlite; FUZZ_RUNS / FUZZ_SEED reproduce or widen. */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
+/** Bounded runs: each property takes ~5–15 s on PGlite (writes cost more); FUZZ_RUNS / FUZZ_SEED widen or reproduce. */
+const WRITE_RUNS = Number(process.env.FUZZ_RUNS ?? 100);
+const READ_RUNS = Number(process.env.FUZZ_RUNS ?? 150);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 const PROPERTY_TIMEOUT_MS = 120_000;
 /** W10: messages quote at most 100 characters of input; the fixed text around a quote is short. */
@@ -495,7 +496,7 @@ class Outcomes {
   }
 }
 
-function assertProperty<T>(arbitrary: fc.Arbitrary<T>, check: (value: T) => Promise<void>, runs = RUNS) {
+function assertProperty<T>(runs: number, arbitrary: fc.Arbitrary<T>, check: (value: T) => Promise<void>) {
   return fc.assert(fc.asyncProperty(arbitrary, check), {
     numRuns: runs,
     ...(SEED === undefined ? {} : { seed: SEED }),
@@ -513,6 +514,7 @@ describe('fuzzed writes', () => {
       const seen = new Set<string>();
       const outcomes = new Outcomes();
       await assertProperty(
+        WRITE_RUNS,
         fc.tuple(fc.constantFrom(...writers), writeInput('graphql')),
         async ([writer, input]) => {
           const before = await rowCounts();
@@ -545,7 +547,7 @@ describe('fuzzed writes', () => {
           await expectReadsBack(id, writer.kind, typed);
         },
       );
-      expect(outcomes.get('CreateMemorySuccess'), `${outcomes}`).toBeGreaterThan(RUNS / 10);
+      expect(outcomes.get('CreateMemorySuccess'), `${outcomes}`).toBeGreaterThan(WRITE_RUNS / 10);
     },
     PROPERTY_TIMEOUT_MS,
   );
@@ -562,6 +564,7 @@ describe('fuzzed writes', () => {
       );
       const raw = fc.constantFrom('{not json', '', '[', '{"type":"a\\u0000"', 'null', '"\\ud800"');
       await assertProperty(
+        WRITE_RUNS,
         fc.tuple(
           fc.constantFrom(...writers),
           fc.oneof(
@@ -613,7 +616,7 @@ describe('fuzzed writes', () => {
           } as Parameters<typeof expectReadsBack>[2]);
         },
       );
-      expect(outcomes.get('201 '), `${outcomes}`).toBeGreaterThan(RUNS / 10);
+      expect(outcomes.get('201 '), `${outcomes}`).toBeGreaterThan(WRITE_RUNS / 10);
     },
     PROPERTY_TIMEOUT_MS,
   );
@@ -663,7 +666,7 @@ describe('fuzzed writes', () => {
         { weight: 1, arbitrary: fc.array(item, { minLength: 2, maxLength: 3 }) },
       );
       const outcomes = new Outcomes();
-      await assertProperty(batches, async (batch) => {
+      await assertProperty(WRITE_RUNS, batches, async (batch) => {
         const before = await rowCounts();
         const answer = await gqlWithStatus(IMPORT, { input: batch }, ADMIN_TOKEN);
         expectTypedErrors(answer.result, answer.status);
@@ -698,7 +701,7 @@ describe('fuzzed writes', () => {
           await expectReadsBack(record.id, 'IMPORT', input as Parameters<typeof expectReadsBack>[2]);
         }
       });
-      expect(outcomes.get('imported'), `${outcomes}`).toBeGreaterThan(RUNS / 10);
+      expect(outcomes.get('imported'), `${outcomes}`).toBeGreaterThan(WRITE_RUNS / 10);
     },
     PROPERTY_TIMEOUT_MS,
   );
@@ -768,13 +771,13 @@ describe('fuzzed reads', () => {
         ),
       });
       const outcomes = new Outcomes();
-      await assertProperty(variables, async (variables) => {
+      await assertProperty(READ_RUNS, variables, async (variables) => {
         const { status, result } = await gqlWithStatus(MEMORIES, variables, fx.operatorToken);
         expectTypedErrors(result, status);
         outcomes.add(result.errors ? String(result.errors[0]?.extensions?.code) : 'page');
         if (!result.errors) expect(Array.isArray(result.data?.memories.edges)).toBe(true);
       });
-      expect(outcomes.get('page'), `${outcomes}`).toBeGreaterThan(RUNS / 10);
+      expect(outcomes.get('page'), `${outcomes}`).toBeGreaterThan(READ_RUNS / 10);
     },
     PROPERTY_TIMEOUT_MS,
   );
@@ -825,7 +828,7 @@ describe('fuzzed reads', () => {
         ),
       });
       const outcomes = new Outcomes();
-      await assertProperty(input, async ({ caller: index, ...args }) => {
+      await assertProperty(READ_RUNS, input, async ({ caller: index, ...args }) => {
         const who = callers[typeof index === 'number' ? index : 0]!;
         const variables = present({ agentId: who.agentId, ...args });
         const instrument = variables.instrument;
@@ -834,7 +837,7 @@ describe('fuzzed reads', () => {
         outcomes.add(result.errors ? String(result.errors[0]?.extensions?.code) : 'context');
         if (!result.errors) expect(result.data?.tradingContext.instrument).toBe(instrument);
       });
-      expect(outcomes.get('context'), `${outcomes}`).toBeGreaterThan(RUNS / 10);
+      expect(outcomes.get('context'), `${outcomes}`).toBeGreaterThan(READ_RUNS / 10);
     },
     PROPERTY_TIMEOUT_MS,
   );
