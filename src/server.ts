@@ -16,6 +16,7 @@ import { unauthenticated } from './auth/errors.js';
 import { bearerToken } from './auth/tokens.js';
 import { schema } from './schema/index.js';
 import type { GraphQLContext } from './schema/context.js';
+import { boundQuotedInput } from './domain/text-hygiene.js';
 import type { Database } from './store/db.js';
 import { ImportItemError, StoreError } from './store/errors.js';
 import type { MemoryEvents } from './realtime/events.js';
@@ -86,15 +87,33 @@ function maskErrors(logger: Logger) {
         extensions: { code: original.code, ...extra },
       });
     }
-    if (error instanceof GraphQLError && !error.originalError) return error;
+    if (error instanceof GraphQLError && !error.originalError) return requestError(error);
     if (error instanceof GraphQLError && error.originalError instanceof GraphQLError)
-      return error.originalError;
+      return requestError(error.originalError);
     logger.error({ err: original }, 'unexpected error in GraphQL execution');
     const masked = defaultMaskError(error, message, isDev);
     return masked instanceof GraphQLError
       ? new GraphQLError(masked.message, { path: masked.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } })
       : masked;
   };
+}
+
+/**
+ * GraphQL's own errors (parse, validation, variable coercion) echo the request: W10 bounds what they
+ * quote, and one without a code or path is the request's fault (a value the schema refused): BAD_USER_INPUT.
+ */
+function requestError(error: GraphQLError): GraphQLError {
+  const code = error.extensions.code ?? (error.path ? undefined : 'BAD_USER_INPUT');
+  const message = boundQuotedInput(error.message);
+  if (message === error.message && code === error.extensions.code) return error;
+  return new GraphQLError(message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions: { ...error.extensions, ...(code === undefined ? {} : { code }) },
+  });
 }
 
 function fieldOf(error: StoreError): Record<string, unknown> {

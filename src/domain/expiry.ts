@@ -1,4 +1,5 @@
 // The single place that derives a record's expiry: stamping new writes (X1–X6) and evaluating stored ones (X7–X10).
+import { isStorableInstant } from './instant-range.js';
 import { isSchedule, scheduleMs } from './schedule.js';
 import type { FieldError, JsonObject, RunKind } from './types.js';
 
@@ -52,8 +53,9 @@ function hasOwn(obj: JsonObject, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(obj, key) && obj[key] !== undefined;
 }
 
+// W10: an instant outside the storable years counts as invalid, so no expiry can overflow its column.
 function isValidDate(d: Date | null | undefined): d is Date {
-  return d instanceof Date && !Number.isNaN(d.getTime());
+  return isStorableInstant(d);
 }
 
 function daysInMonth(year: number, month: number): number {

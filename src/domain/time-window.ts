@@ -1,5 +1,6 @@
 // Resolves the operator browser's time filter into absolute bounds (B3); local days follow the browser's IANA zone.
 import { DateTime, IANAZone } from 'luxon';
+import { quoteInput } from './text-hygiene.js';
 import type { FieldError } from './types.js';
 
 export type RollingWindow = 'LAST_1H' | 'LAST_6H' | 'LAST_24H';
@@ -37,9 +38,9 @@ function parseLocalDate(date: string, timeZone: string): DateTime | null {
 
 /** Local midnight to next local midnight (23 h or 25 h on DST change days, B3). Throws RangeError on a bad date or zone. */
 export function localDayBounds(date: string, timeZone: string): { from: Date; to: Date } {
-  if (!isValidTimeZone(timeZone)) throw new RangeError(`Unknown IANA time zone: ${timeZone}`);
+  if (!isValidTimeZone(timeZone)) throw new RangeError(`Unknown IANA time zone: ${quoteInput(timeZone)}`);
   const start = parseLocalDate(date, timeZone);
-  if (start === null) throw new RangeError(`Not a calendar date (YYYY-MM-DD): ${date}`);
+  if (start === null) throw new RangeError(`Not a calendar date (YYYY-MM-DD): ${quoteInput(date)}`);
   return { from: start.toJSDate(), to: start.plus({ days: 1 }).startOf('day').toJSDate() };
 }
 
@@ -65,7 +66,7 @@ export function resolveTimeWindow(
   if (!isValidTimeZone(timeZone)) {
     return fail(
       'window.timeZone',
-      `timeZone must be an IANA time zone such as Europe/London; got ${timeZone}.`,
+      `timeZone must be an IANA time zone such as Europe/London; got ${quoteInput(timeZone)}.`,
     );
   }
   if (rolling !== null && rolling !== undefined) {

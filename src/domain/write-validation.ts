@@ -1,4 +1,5 @@
-// Shape-only checks of a memory write or import (W1, W6, W7, W8, I2); database checks (W2, W4) live in the store.
+// Shape-only checks of a memory write or import (W1, W6, W7, W8, W10, I2); database checks (W2, W4) live in the store.
+import { findUnstorableText, quoteInput } from './text-hygiene.js';
 import type { FieldError, JsonObject, MemoryScope, RunKind } from './types.js';
 
 export const RESERVED_TYPES: Record<string, RunKind> = {
@@ -104,7 +105,10 @@ function checkInstruments(scope: MemoryScope, instruments: string[]): ShapeCheck
   for (const [i, name] of instruments.entries()) {
     const first = seen.get(name);
     if (first !== undefined) {
-      return invalid('instruments', `instruments[${i}] duplicates instruments[${first}] (${name}).`);
+      return invalid(
+        'instruments',
+        `instruments[${i}] duplicates instruments[${first}] (${quoteInput(name)}).`,
+      );
     }
     seen.set(name, i);
   }
@@ -181,6 +185,16 @@ export function checkWriteShape(
   mode: 'write' | 'import',
   writerKind: RunKind | null,
 ): ShapeCheck {
+  // W10: text PostgreSQL cannot store is refused before any other check or database access.
+  const unstorable = findUnstorableText([
+    ['type', input.type],
+    ['instruments', input.instruments],
+    ['content', input.content],
+    ['timeframe', input.timeframe],
+    ...(input.links ?? []).map((link, i) => [`links[${i}].linkType`, link.linkType] as const),
+    ['idempotencyKey', input.idempotencyKey],
+  ]);
+  if (unstorable) return invalid(unstorable.field, unstorable.message);
   // W6: type pattern.
   if (!TYPE_PATTERN.test(input.type)) {
     return invalid('type', 'type must match ^[a-z][a-z0-9_]{0,63}$ (lowercase, at most 64 characters).');

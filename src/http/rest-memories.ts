@@ -65,6 +65,11 @@ export function parseRestMemoryBody(body: unknown): Parsed {
   };
 }
 
+/** The body's own spelling of a write field: `idempotencyKey` ⇒ `idempotency_key`, `links[0].linkType` ⇒ `links[0].link_type`. */
+function bodyField(field: string): string {
+  return field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
 /** Typed store errors ⇒ the contract's statuses; anything else is a generic 500 that leaks nothing (W5). */
 export function restErrorResponse(error: unknown, logger: Logger): Response {
   if (error instanceof InvalidMemoryLinkError) {
@@ -74,7 +79,7 @@ export function restErrorResponse(error: unknown, logger: Logger): Response {
     return json(422, { error: error.message, code: error.code, instrument_index: error.instrumentIndex });
   }
   if (error instanceof MemoryValidationError) {
-    return json(400, { error: error.message, code: error.code, field: error.field });
+    return json(400, { error: error.message, code: error.code, field: bodyField(error.field) });
   }
   if (error instanceof ReservedMemoryTypeError) return json(422, { error: error.message, code: error.code });
   if (error instanceof IdempotencyConflictError) return json(409, { error: error.message, code: error.code });

@@ -1,9 +1,20 @@
-import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
+import { GraphQLError, GraphQLScalarType, Kind, print, type ValueNode } from 'graphql';
 import { DateTimeResolver, JSONResolver, UUIDResolver } from 'graphql-scalars';
+import { isStorableInstant } from '../domain/instant-range.js';
+import { quoteInput } from '../domain/text-hygiene.js';
 import { isUuid } from '../domain/uuid.js';
 import { builder } from './builder.js';
 
-builder.addScalarType('DateTime', DateTimeResolver);
+// W10: graphql-scalars' own DateTime errors echo the whole input; ours quote at most 100 characters.
+builder.addScalarType(
+  'DateTime',
+  new GraphQLScalarType({
+    ...DateTimeResolver.toConfig(),
+    parseValue: (value) => parseDateTime(() => DateTimeResolver.parseValue(value), value),
+    parseLiteral: (ast, variables) =>
+      parseDateTime(() => DateTimeResolver.parseLiteral(ast, variables), literalValue(ast)),
+  }),
+);
 builder.addScalarType('JSON', JSONResolver);
 // Malformed UUIDs fail argument validation (W4), before any resolver runs.
 builder.addScalarType(
@@ -16,10 +27,28 @@ builder.addScalarType(
   }),
 );
 
+function literalValue(ast: ValueNode): unknown {
+  return ast.kind === Kind.STRING ? ast.value : print(ast);
+}
+
+/** W10: PostgreSQL has no year 0 and the drivers write 4-digit years only: instants outside 0001–9999 UTC are refused. */
+function parseDateTime(parse: () => unknown, value: unknown): unknown {
+  let parsed: unknown;
+  try {
+    parsed = parse();
+  } catch {
+    parsed = null;
+  }
+  if (isStorableInstant(parsed)) return parsed;
+  throw new GraphQLError(
+    `DateTime cannot represent ${quoteInput(value)}: expected an RFC 3339 instant between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z`,
+  );
+}
+
 function parseUuid(value: unknown): string {
   if (!isUuid(value)) {
     throw new GraphQLError(
-      `UUID cannot represent ${JSON.stringify(value)}: expected a UUID like 00000000-0000-4000-8000-000000000000`,
+      `UUID cannot represent ${quoteInput(value)}: expected a UUID like 00000000-0000-4000-8000-000000000000`,
     );
   }
   return value.toLowerCase();
@@ -36,9 +65,7 @@ function parseLocalDate(value: unknown): string {
     if (date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d)
       return value as string;
   }
-  throw new GraphQLError(
-    `Date cannot represent ${JSON.stringify(value)}: expected a calendar date YYYY-MM-DD`,
-  );
+  throw new GraphQLError(`Date cannot represent ${quoteInput(value)}: expected a calendar date YYYY-MM-DD`);
 }
 
 builder.addScalarType(

@@ -1,6 +1,6 @@
 // The trading context (C1–C10) and the decision audit (T3): what an agent knew for an instrument at an instant.
 import { agentForRead } from '../auth/access.js';
-import { forbidden, unauthenticated } from '../auth/errors.js';
+import { forbidden, requireStorableText, unauthenticated } from '../auth/errors.js';
 import {
   findDecisionForAudit,
   learningsQuery,
@@ -133,6 +133,7 @@ builder.queryField('tradingContext', (t) =>
     },
     resolve: (_root, args, ctx) => {
       const agentId = agentForRead(ctx.caller, ctx.authFailure, args.agentId, 'context');
+      requireStorableText([['instrument', args.instrument]]); // W10
       // C5: an unknown or unselected instrument is simply an empty context.
       return contextSource(ctx.db, { agentId, instrument: args.instrument, at: args.at ?? ctx.now() });
     },

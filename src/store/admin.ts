@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { generateToken, hashToken } from '../auth/tokens.js';
 import { isSchedule, scheduleMs } from '../domain/schedule.js';
+import { findUnstorableText, quoteInput, type TextInput } from '../domain/text-hygiene.js';
 import type { RunKind } from '../domain/types.js';
 import type { Database } from './db.js';
 import { ConflictError, InputError, isUniqueViolation, NotFoundError } from './errors.js';
@@ -12,14 +13,21 @@ const instrumentIdPattern = /^[A-Za-z0-9]{1,32}$/;
 const terminalStatuses = ['SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
 export type TerminalRunStatus = (typeof terminalStatuses)[number];
 
+/** W10: admin text bound for a text column must be storable; otherwise a typed input error naming its field. */
+function requireStorableText(inputs: readonly TextInput[]): void {
+  const unstorable = findUnstorableText(inputs);
+  if (unstorable) throw new InputError(unstorable.field, unstorable.message);
+}
+
 export async function createAgent(db: Database, input: { name: string }) {
+  requireStorableText([['name', input.name]]);
   const name = input.name.trim();
   if (!name || name.length > 128) throw new InputError('name', 'name must be 1..128 characters');
   try {
     return await db.prisma.agent.create({ data: { id: randomUUID(), name } });
   } catch (error) {
     if (isUniqueViolation(error))
-      throw new ConflictError(`an agent named ${JSON.stringify(name)} exists`, 'name');
+      throw new ConflictError(`an agent named ${quoteInput(name)} exists`, 'name');
     throw error;
   }
 }
@@ -46,6 +54,7 @@ async function requireAgent(tx: Prisma.TransactionClient, agentId: string) {
 
 /** Replaces the agent's selected set; deselection keeps history (`deselectedAt`), W3 keeps old targets intact. */
 export async function setAgentInstruments(db: Database, agentId: string, instrumentIds: string[], now: Date) {
+  requireStorableText(instrumentIds.map((id, index) => [`instrumentIds[${index}]`, id] as const));
   const wanted = [...new Set(instrumentIds)];
   return db.prisma.$transaction(async (tx) => {
     await requireAgent(tx, agentId);
@@ -58,7 +67,7 @@ export async function setAgentInstruments(db: Database, agentId: string, instrum
     if (unknownIndex >= 0) {
       throw new InputError(
         `instrumentIds[${unknownIndex}]`,
-        `instrument ${JSON.stringify(instrumentIds[unknownIndex])} is not in the catalog (upsertInstrument first)`,
+        `instrument ${quoteInput(instrumentIds[unknownIndex])} is not in the catalog (upsertInstrument first)`,
       );
     }
     const current = await tx.agentInstrument.findMany({ where: { agentId, deselectedAt: null } });
@@ -91,6 +100,7 @@ export async function createProducer(
   input: { agentId: string; kind: RunKind; name: string; schedule?: string | null },
   now: Date,
 ) {
+  requireStorableText([['name', input.name]]);
   const name = input.name.trim();
   if (!name || name.length > 128) throw new InputError('name', 'name must be 1..128 characters');
   const schedule = input.schedule ?? null;
@@ -112,7 +122,7 @@ export async function createProducer(
     });
   } catch (error) {
     if (isUniqueViolation(error))
-      throw new ConflictError(`this agent already has a producer named ${JSON.stringify(name)}`, 'name');
+      throw new ConflictError(`this agent already has a producer named ${quoteInput(name)}`, 'name');
     throw error;
   }
 }

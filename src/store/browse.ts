@@ -1,8 +1,9 @@
 // The operator browser's reads (B1–B4) and the filter shared with live updates (B5, L1–L2):
 // type and time filters resolved once, applied in SQL before keyset pagination.
 import { createHash } from 'node:crypto';
-import { badInput } from '../auth/errors.js';
+import { badInput, requireStorableText } from '../auth/errors.js';
 import { decodeCursor, encodeCursor, type CursorPosition } from '../domain/cursor.js';
+import { quoteInput } from '../domain/text-hygiene.js';
 import { resolveTimeWindow, type ResolvedWindow, type TimeWindowInput } from '../domain/time-window.js';
 import { TYPE_PATTERN } from '../domain/write-validation.js';
 import type { Database } from './db.js';
@@ -31,6 +32,11 @@ export const MAX_FILTER_TYPES = 100;
  * Throws BAD_USER_INPUT naming the field (`types[2]`, `window.timeZone`, …).
  */
 export function resolveFilter(filter: MemoryFilterInput | null | undefined, now: Date): ResolvedFilter {
+  // W10: every text argument of the filter, before any rule reads it.
+  requireStorableText([
+    ...(filter?.types ?? []).map((type, index) => [`types[${index}]`, type] as const),
+    ['window.timeZone', filter?.window?.timeZone],
+  ]);
   const types = normalizeTypes(filter?.types);
   const windowInput = filter?.window ?? null;
   if (windowInput === null) return { types, window: null };
@@ -47,7 +53,7 @@ function normalizeTypes(types: readonly string[] | null | undefined): string[] |
   for (const [index, type] of types.entries()) {
     // A type that no record can have is a client bug, not an empty page.
     if (!TYPE_PATTERN.test(type))
-      throw badInput(`types[${index}] is not a memory type: ${type}`, `types[${index}]`);
+      throw badInput(`types[${index}] is not a memory type: ${quoteInput(type)}`, `types[${index}]`);
   }
   return [...new Set(types)].sort();
 }

@@ -1,3 +1,4 @@
+import { quoteInput } from '../domain/text-hygiene.js';
 import { Prisma } from './generated/prisma/client.js';
 
 // Typed failures of the store layer: one class per case. The GraphQL layer (errors plugin and
@@ -30,7 +31,7 @@ export class InvalidMemoryTargetError extends MemoryWriteError {
     instrument: string,
   ) {
     super(
-      `instruments[${instrumentIndex}] ${JSON.stringify(instrument)} is not an active instrument selected by this agent; use the exact canonical name (e.g. "ETH")`,
+      `instruments[${instrumentIndex}] ${quoteInput(instrument)} is not an active instrument selected by this agent; use the exact canonical name (e.g. "ETH")`,
     );
   }
 }
