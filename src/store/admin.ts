@@ -216,6 +216,7 @@ export async function finishRun(db: Database, runId: string, status: string, now
 export async function createOperatorToken(db: Database, agentId: string, label?: string | null) {
   const agent = await db.prisma.agent.findUnique({ where: { id: agentId } });
   if (!agent) throw new NotFoundError(`agent ${agentId} does not exist`);
+  requireStorableText([['label', label]]);
   const trimmed = label?.trim() || null;
   if (trimmed && trimmed.length > 128) throw new InputError('label', 'label must be at most 128 characters');
   const token = generateToken('op');
