@@ -33,11 +33,15 @@ export type Side = 'own' | 'foreign';
 export interface AgentData {
   label: 'A' | 'B' | 'absent';
   agentId: string;
-  /** An Analysis record targeting ETH. */
+  /** An Analysis record targeting ETH, of a type only this agent has (`research_a`). */
   researchId: string;
   /** A trading_decision of the agent's trading producer, linking the research. */
   decisionId: string;
   adhocProducerId: string;
+  /** The agent's Analysis run (a run id to cite as an import's sourceRunId). */
+  runId: string;
+  /** The key the agent's Analysis run wrote `{type: matrix_note, scope: AGENT, content: "idempotent write"}` with (W8). */
+  idempotencyKey: string;
   /** A new RUNNING run of the agent (finishRun needs one per call). */
   freshRunId(): Promise<string>;
   /** A new operator token of the agent (revokeOperatorToken needs one per call). */
@@ -75,6 +79,8 @@ export async function buildWorld(h: Harness): Promise<World> {
     researchId: randomUUID(),
     decisionId: randomUUID(),
     adhocProducerId: randomUUID(),
+    runId: randomUUID(),
+    idempotencyKey: 'matrix-key-absent',
     freshRunId: async () => randomUUID(),
     freshOperatorTokenId: async () => randomUUID(),
   };
@@ -116,8 +122,10 @@ async function buildAgent(h: Harness, label: 'A' | 'B') {
     trading: await startRun(h, fixture.producers.trading!.id),
     review: await startRun(h, fixture.producers.review!.id),
   };
+  // A type of its own: memoryTypes answers then name the agent they are about.
+  const researchType = `research_${label.toLowerCase()}`;
   const research = await writeOk(h, runs.analysis.token, {
-    type: 'ema_handoff',
+    type: researchType,
     scope: 'INSTRUMENTS',
     instruments: ['ETH'],
     content: `research of agent ${label}`,
@@ -129,7 +137,16 @@ async function buildAgent(h: Harness, label: 'A' | 'B') {
     content: `no trade for agent ${label}`,
     links: [{ targetMemoryId: research.id, linkType: 'considered' }],
   });
+  const idempotencyKey = `matrix-key-${label}`;
+  const keyed = await writeOk(h, runs.analysis.token, {
+    type: 'matrix_note',
+    scope: 'AGENT',
+    content: 'idempotent write',
+    idempotencyKey,
+  });
   const secrets = new Set<string>([
+    researchType,
+    keyed.id as string,
     name,
     fixture.agentId,
     research.id as string,
@@ -143,6 +160,8 @@ async function buildAgent(h: Harness, label: 'A' | 'B') {
     researchId: research.id as string,
     decisionId: decision.id as string,
     adhocProducerId: fixture.producers.adhoc!.id,
+    runId: runs.analysis.runId,
+    idempotencyKey,
     async freshRunId() {
       const { runId } = await startRun(h, fixture.producers.adhoc!.id);
       secrets.add(runId);
@@ -332,8 +351,8 @@ export function socketCall(
   });
 }
 
-/** The secrets of `agent` that occur in an answer (S1: must be empty for that agent's outsiders). */
-export function leakedSecrets(answer: Answer, secrets: Set<string>): string[] {
+/** The secrets of one agent that occur in an answer (S1: none for that agent's outsiders). */
+export function mentionedSecrets(answer: Answer, secrets: Set<string>): string[] {
   const text = JSON.stringify(answer.body);
   return [...secrets].filter((secret) => text.includes(secret));
 }
