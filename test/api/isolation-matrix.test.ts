@@ -53,9 +53,11 @@ const ACCESS = {
   agents:                  [UNA, UNA,    ok,         ok,         ok,         ok,         ok,         ok,         UNA,      UNA],
   agent:                   [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  UNA,      UNA],
   'agent:operatorTokens':  [UNA, UNA,    ok,         [FBD, nul], [FBD, nul], [FBD, nul], [FBD, nul], [FBD, nul], UNA,      UNA],
-  // Reads of records: a Trading run reads only the context and its own producer's records.
+  // Reads of records (§1): a Trading run reads only the trading context and its own (its producer's)
+  // trading decisions — not Analysis research, not its producer's other records.
   memory:                  [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [ok, nul],  nul,        [ok, nul],  UNA,      UNA],
   'memory:decision':       [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  UNA,      UNA],
+  'memory:tradingNote':    [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [ok, nul],  nul,        [ok, nul],  UNA,      UNA],
   // own = agentId implied by the token (admin must pass it); foreign = agentId of the other agent.
   memories:                [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  [ok, FBD],  FBD,        [ok, FBD],  UNA,      UNA],
   memoryTypes:             [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  [ok, FBD],  FBD,        [ok, FBD],  UNA,      UNA],
@@ -140,6 +142,10 @@ const CALLS: Record<Exclude<Operation, `${string} /${string}`>, GraphQLCall> = {
   'memory:decision': {
     document: 'query($id: UUID!) { memory(id: $id) { id agentId content links { targetMemoryId } } }',
     variables: (d) => ({ id: d.decisionId }),
+  },
+  'memory:tradingNote': {
+    document: 'query($id: UUID!) { memory(id: $id) { id agentId content } }',
+    variables: (d) => ({ id: d.tradingNoteId }),
   },
   memories: {
     document: 'query($a: UUID) { memories(agentId: $a, first: 10) { edges { cursor node { id agentId } } } }',

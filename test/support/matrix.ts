@@ -37,6 +37,8 @@ export interface AgentData {
   researchId: string;
   /** A trading_decision of the agent's trading producer, linking the research. */
   decisionId: string;
+  /** A record of another type written by the same Trading run (not a decision). */
+  tradingNoteId: string;
   adhocProducerId: string;
   /** The agent's Analysis run (a run id to cite as an import's sourceRunId). */
   runId: string;
@@ -78,6 +80,7 @@ export async function buildWorld(h: Harness): Promise<World> {
     agentId: randomUUID(),
     researchId: randomUUID(),
     decisionId: randomUUID(),
+    tradingNoteId: randomUUID(),
     adhocProducerId: randomUUID(),
     runId: randomUUID(),
     idempotencyKey: 'matrix-key-absent',
@@ -137,6 +140,12 @@ async function buildAgent(h: Harness, label: 'A' | 'B') {
     content: `no trade for agent ${label}`,
     links: [{ targetMemoryId: research.id, linkType: 'considered' }],
   });
+  const tradingNote = await writeOk(h, runs.trading.token, {
+    type: 'position_note',
+    scope: 'INSTRUMENTS',
+    instruments: ['ETH'],
+    content: `position kept by agent ${label}`,
+  });
   const idempotencyKey = `matrix-key-${label}`;
   const keyed = await writeOk(h, runs.analysis.token, {
     type: 'matrix_note',
@@ -151,6 +160,7 @@ async function buildAgent(h: Harness, label: 'A' | 'B') {
     fixture.agentId,
     research.id as string,
     decision.id as string,
+    tradingNote.id as string,
     ...Object.values(fixture.producers).map((p) => p.id),
     ...Object.values(runs).map((r) => r.runId),
   ]);
@@ -159,6 +169,7 @@ async function buildAgent(h: Harness, label: 'A' | 'B') {
     agentId: fixture.agentId,
     researchId: research.id as string,
     decisionId: decision.id as string,
+    tradingNoteId: tradingNote.id as string,
     adhocProducerId: fixture.producers.adhoc!.id,
     runId: runs.analysis.runId,
     idempotencyKey,
