@@ -11,6 +11,7 @@ import {
   CALLER_KINDS,
   forbiddenAgentOf,
   httpCall,
+  httpGetCall,
   mentionedSecrets,
   ownAgentOf,
   restCall,
@@ -292,6 +293,7 @@ const rootTypes = [schema.getQueryType(), schema.getMutationType(), schema.getSu
   (type): type is GraphQLObjectType => Boolean(type),
 );
 const fieldOf = (operation: string) => operation.split(':')[0]!;
+const isQuery = (operation: string) => Boolean(schema.getQueryType()?.getFields()[fieldOf(operation)]);
 const isSubscription = (operation: string) =>
   Boolean(schema.getSubscriptionType()?.getFields()[fieldOf(operation)]);
 
@@ -300,7 +302,8 @@ const specOf = (operation: Operation): GraphQLCall | RestCall =>
 
 function transportsOf(operation: Operation): Transport[] {
   if (operation in ROUTES) return ['REST'];
-  return isSubscription(operation) ? ['SSE', 'WebSocket'] : ['HTTP', 'WebSocket'];
+  if (isSubscription(operation)) return ['SSE', 'WebSocket'];
+  return isQuery(operation) ? ['HTTP', 'HTTP GET', 'WebSocket'] : ['HTTP', 'WebSocket'];
 }
 
 /** Operations whose call names no agent's data: only the "own" side exists, and their cells are single. */
@@ -369,6 +372,7 @@ async function call(
   const variables = (await spec.variables?.(d, side, world.data[ownAgentOf(caller)])) ?? {};
   const field = fieldOf(operation);
   if (transport === 'HTTP') return httpCall(h, token, field, spec.document, variables);
+  if (transport === 'HTTP GET') return httpGetCall(h, token, field, spec.document, variables);
   if (transport === 'SSE') return sseCall(baseUrl, token, field, spec.document, variables);
   return overSocket(caller, field, spec.document, variables);
 }

@@ -26,7 +26,7 @@ export const CALLER_KINDS = [
 ] as const;
 export type CallerKind = (typeof CALLER_KINDS)[number];
 
-export type Transport = 'HTTP' | 'SSE' | 'WebSocket' | 'REST';
+export type Transport = 'HTTP' | 'HTTP GET' | 'SSE' | 'WebSocket' | 'REST';
 export type Side = 'own' | 'foreign';
 
 /** The ids a call needs from one agent; `absent` holds ids that exist nowhere. */
@@ -243,6 +243,26 @@ export async function httpCall(
   variables: Record<string, unknown>,
 ): Promise<Answer> {
   const result = await h.gql(query, variables, token);
+  return { outcome: graphqlOutcome(result, field), body: result };
+}
+
+/** A query as GET /graphql?query=…&variables=… (S2: GET queries execute too). */
+export async function httpGetCall(
+  h: Harness,
+  token: string | null,
+  field: string,
+  query: string,
+  variables: Record<string, unknown>,
+): Promise<Answer> {
+  const search = new URLSearchParams({ query, variables: JSON.stringify(variables) });
+  const response = await h.fetch(`/graphql?${search}`, {
+    method: 'GET',
+    headers: {
+      accept: 'application/graphql-response+json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+  });
+  const result = (await response.json()) as GqlResult;
   return { outcome: graphqlOutcome(result, field), body: result };
 }
 
