@@ -24,7 +24,7 @@ export function agentForRead(
   if (caller.kind === 'run') {
     if (purpose === 'subscribe') throw forbidden('Run tokens cannot subscribe');
     if (caller.run.kind === 'TRADING' && purpose === 'browse') {
-      throw forbidden('Trading runs may read only the trading context and their own records');
+      throw forbidden('Trading runs may read only the trading context and their own trading decisions');
     }
   }
   return caller.agentId;

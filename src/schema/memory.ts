@@ -10,6 +10,7 @@ import {
   ReservedMemoryTypeError,
 } from '../store/errors.js';
 import type { WrittenMemory } from '../store/memories.js';
+import { TRADING_DECISION } from '../store/trading-context.js';
 import { writeMemory } from '../service/write-memory.js';
 import type { SchemaTypes } from '@pothos/core';
 import { builder } from './builder.js';
@@ -133,13 +134,17 @@ export const MemoryRef = builder.prismaObject('Memory', {
   }),
 });
 
-/** Which records a caller may read by id: same agent; Trading runs only their own producer's records. */
-export function memoryReadFilter(ctx: GraphQLContext): { agentId?: string; producerId?: string } {
+/** Which records a caller may read by id: same agent; Trading runs only their own producer's decisions (§1). */
+export function memoryReadFilter(ctx: GraphQLContext): {
+  agentId?: string;
+  producerId?: string;
+  type?: string;
+} {
   const caller = ctx.caller;
   if (!caller) throw unauthenticated(ctx.authFailure);
   if (caller.kind === 'admin') return {};
   if (caller.kind === 'run' && caller.run.kind === 'TRADING') {
-    return { agentId: caller.agentId, producerId: caller.run.producerId };
+    return { agentId: caller.agentId, producerId: caller.run.producerId, type: TRADING_DECISION };
   }
   return { agentId: caller.agentId };
 }
