@@ -38,7 +38,8 @@ export const GRAPHIQL_CSP = [
 /** JSON and other non-page responses: nothing may load or frame them as a document. */
 const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 
-const JSON_MEDIA_TYPES = new Set(['application/json', 'application/graphql-response+json']);
+/** What Yoga parses as JSON (application/graphql-response+json is a response type: Yoga does not parse it). */
+const JSON_MEDIA_TYPES = new Set(['application/json', 'application/graphql+json']);
 
 export function mediaTypeOf(contentType: string | null): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
