@@ -10,7 +10,8 @@ export const MAX_LOG_LINE_BYTES = 2048;
 const MAX_STRING_CHARS = 400;
 const MAX_STACK_CHARS = 800;
 
-export type CallerKindForLog = 'none' | 'admin' | 'operator' | 'run';
+/** `unverified`: a token was sent but not yet checked (lines written before the caller is resolved). */
+export type CallerKindForLog = 'none' | 'unverified' | 'admin' | 'operator' | 'run';
 
 /** What every line written while handling one request carries (set by src/http/request-log.ts). */
 export interface RequestLogFields {
@@ -56,6 +57,15 @@ function boundValue(value: unknown): unknown {
   return value;
 }
 
+function framesOf(stack: string): string {
+  const frames: string[] = [];
+  for (const line of stack.split('\n', 200)) {
+    if (line.trimStart().startsWith('at ')) frames.push(line.trim());
+    if (frames.length === 12) break;
+  }
+  return frames.join('\n');
+}
+
 function serializeError(error: unknown): Record<string, unknown> {
   if (!(error instanceof Error)) return { message: boundText(String(error)) };
   const code = (error as { code?: unknown }).code;
@@ -63,7 +73,8 @@ function serializeError(error: unknown): Record<string, unknown> {
     type: error.constructor?.name ?? 'Error',
     message: boundText(error.message),
     ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
-    ...(error.stack ? { stack: boundText(error.stack, MAX_STACK_CHARS) } : {}),
+    // The frames only: the stack's first line repeats the (possibly huge) message.
+    ...(error.stack ? { stack: boundText(framesOf(error.stack), MAX_STACK_CHARS) } : {}),
   };
 }
 

@@ -26,7 +26,11 @@ export function requestLogPlugin(logger: Logger): Plugin {
   return {
     instrumentation: {
       request: ({ request }, wrapped) => {
-        const state: RequestState = { reqId: requestIdOf(request), caller: 'none', startedAt: Date.now() };
+        const state: RequestState = {
+          reqId: requestIdOf(request),
+          caller: request.headers.has('authorization') ? 'unverified' : 'none',
+          startedAt: Date.now(),
+        };
         return requestLogContext.run(state, wrapped);
       },
     },
