@@ -54,7 +54,8 @@ function parseCorsOrigins(value: string | undefined): string[] {
       url.pathname === '/' &&
       !url.search &&
       !url.hash &&
-      !url.username;
+      !url.username &&
+      !url.hostname.includes('*');
     if (!url || !isOrigin) {
       throw new ConfigError(
         `CORS_ORIGINS: "${entry}" is not an origin like https://ops.example.com (comma-separated, no wildcard)`,
