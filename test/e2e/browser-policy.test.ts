@@ -1,6 +1,11 @@
 // S2 against a real listener: the WebSocket's Origin check at upgrade, and GraphiQL in a real
 // Chromium with every request outside 127.0.0.1 aborted (offline) under the served CSP.
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,13 +23,21 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 const LISTED = 'https://ops.example.com';
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+let webRoot: string;
 
 let h: Harness;
 let base: string;
 let operatorToken: string;
 
 beforeAll(async () => {
-  h = await startHarness({ server: { corsOrigins: [LISTED] } });
+  // The operator page as `npm start` builds it, into a folder of this file's own.
+  webRoot = await mkdtemp(path.join(os.tmpdir(), 'memory-web-csp-'));
+  execFileSync(process.execPath, [path.join(repoRoot, 'scripts/build-web.mjs'), '--outdir', webRoot], {
+    cwd: repoRoot,
+  });
+  h = await startHarness({ webRoot, server: { corsOrigins: [LISTED] } });
   const address = await h.server.listen(0, '127.0.0.1');
   base = `http://127.0.0.1:${address.port}`;
   const fx = await createAgentFixture(h);
@@ -35,6 +48,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h?.close();
+  if (webRoot) await rm(webRoot, { recursive: true, force: true });
 });
 
 /** Opens a graphql-ws socket with the given Origin (or none); resolves with the upgrade's outcome. */
@@ -84,12 +98,11 @@ describe('S2: GraphiQL in a browser', () => {
     await browser?.close();
   });
 
-  it('S2: GraphiQL works offline under its CSP and runs the default query with a token', async () => {
+  /** A page whose requests outside 127.0.0.1 are aborted and recorded, with its errors collected. */
+  async function offlinePage(headers: Record<string, string> = {}) {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    const context = await browser.newContext({
-      extraHTTPHeaders: { authorization: `Bearer ${operatorToken}` },
-    });
+    browser ??= await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    const context = await browser.newContext({ extraHTTPHeaders: headers });
     const outside: string[] = [];
     await context.route('**/*', (route) => {
       const url = new URL(route.request().url());
@@ -102,9 +115,15 @@ describe('S2: GraphiQL in a browser', () => {
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+    // CSP violations are reported as console errors.
     page.on('console', (message) => {
       if (message.type() === 'error') problems.push(`console: ${message.text()}`);
     });
+    return { page, outside, problems };
+  }
+
+  it('S2: GraphiQL works offline under its CSP and runs the default query with a token', async () => {
+    const { page, outside, problems } = await offlinePage({ authorization: `Bearer ${operatorToken}` });
 
     const response = await page.goto(`${base}/graphql`);
     expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
@@ -118,6 +137,15 @@ describe('S2: GraphiQL in a browser', () => {
       .poll(() => page.locator('.graphiql-response').innerText(), { timeout: 20_000 })
       .toContain('offline_probe');
 
+    expect(outside).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 90_000);
+
+  it('S2: the operator page signs in and lists records under its CSP without a violation', async () => {
+    const { page, outside, problems } = await offlinePage();
+    const response = await page.goto(`${base}/#token=${operatorToken}`);
+    expect(response?.headers()['content-security-policy']).toContain("style-src 'self';");
+    await page.locator('article.record[data-type="offline_probe"]').waitFor({ timeout: 20_000 });
     expect(outside).toEqual([]);
     expect(problems).toEqual([]);
   }, 90_000);
