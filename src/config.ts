@@ -17,6 +17,12 @@ export interface Config {
   logLevel: string;
   /** Per-token limit of concurrent subscription connections. */
   maxConnectionsPerToken: number;
+  /** S2: foreign browser origins allowed by CORS and the WebSocket check (normalised `scheme://host[:port]`). */
+  corsOrigins: string[];
+  /** `GRAPHIQL=0` turns GraphiQL off. */
+  graphiql: boolean;
+  /** `INTROSPECTION=0` turns schema introspection off. */
+  introspection: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -29,6 +35,41 @@ function parseDotEnv(file: string): Record<string, string> {
     if (match?.[1]) values[match[1]] = (match[2] ?? '').replace(/^(['"])(.*)\1$/, '$2');
   }
   return values;
+}
+
+function parseCorsOrigins(value: string | undefined): string[] {
+  const origins: string[] = [];
+  for (const entry of (value ?? '').split(',').map((o) => o.trim())) {
+    if (!entry) continue;
+    let url: URL | undefined;
+    try {
+      url = new URL(entry);
+    } catch {
+      url = undefined;
+    }
+    // S2: an exact origin only; '*' or a path would widen or blur what is allowed.
+    const isOrigin =
+      url &&
+      /^https?:$/.test(url.protocol) &&
+      url.pathname === '/' &&
+      !url.search &&
+      !url.hash &&
+      !url.username &&
+      !url.hostname.includes('*');
+    if (!url || !isOrigin) {
+      throw new ConfigError(
+        `CORS_ORIGINS: "${entry}" is not an origin like https://ops.example.com (comma-separated, no wildcard)`,
+      );
+    }
+    origins.push(url.origin);
+  }
+  return origins;
+}
+
+function parseSwitch(name: string, value: string | undefined): boolean {
+  if (value === undefined || value === '' || value === '1') return true;
+  if (value === '0') return false;
+  throw new ConfigError(`${name} must be 0 or 1`);
 }
 
 /** Reads settings once (the environment wins over `.env`); embedded mode generates and keeps an admin token. */
@@ -70,5 +111,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     demo: (merged.DEMO || (databaseUrl ? '0' : '1')) === '1',
     logLevel: merged.LOG_LEVEL || 'info',
     maxConnectionsPerToken: Number(merged.MAX_CONNECTIONS_PER_TOKEN || 20),
+    corsOrigins: parseCorsOrigins(merged.CORS_ORIGINS),
+    graphiql: parseSwitch('GRAPHIQL', merged.GRAPHIQL),
+    introspection: parseSwitch('INTROSPECTION', merged.INTROSPECTION),
   };
 }

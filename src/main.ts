@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
+import { DataDirLockedError, lockDataDir } from './data-dir-lock.js';
 import { openDatabase } from './store/db.js';
 import { createServer } from './server.js';
 import { createRealtime } from './realtime/index.js';
@@ -22,6 +23,19 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
+  if (!config.databaseUrl) {
+    // S5: a second process on the same embedded data folder would lose data; refuse to start.
+    try {
+      const lock = lockDataDir(config.dataDir);
+      process.on('exit', () => lock.release());
+    } catch (error) {
+      if (error instanceof DataDirLockedError) {
+        console.error(`refusing to start: ${error.message}`);
+        process.exit(2);
+      }
+      throw error;
+    }
+  }
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const applied = await db.migrate();
   if (applied.length) logger.info({ applied }, 'migrations applied');
@@ -35,13 +49,16 @@ async function main(): Promise<void> {
     logger,
     webRoot: existsSync(webRoot) ? webRoot : undefined,
     maxConnectionsPerToken: config.maxConnectionsPerToken,
+    corsOrigins: config.corsOrigins,
+    graphiql: config.graphiql,
+    introspection: config.introspection,
   });
   const address = await server.listen(config.port, config.host);
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${address.port}`;
 
   const lines = [
     `memory service listening on ${base} (${db.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`,
-    `  GraphiQL:      ${base}/graphql`,
+    `  GraphiQL:      ${config.graphiql ? `${base}/graphql` : 'off (GRAPHIQL=0)'}`,
     `  Memories tab:  ${base}/`,
   ];
   if (config.adminTokenGenerated)

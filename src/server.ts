@@ -29,6 +29,10 @@ import { documentLimitsPlugin } from './http/document-limits.js';
 import { TokenSessions } from './realtime/sessions.js';
 import { Metrics } from './metrics.js';
 import { metricsPlugin } from './http/metrics-plugin.js';
+import { browserPolicyPlugin, corsPolicy, verifyWebSocketOrigin } from './http/browser-policy.js';
+import { graphiqlAssetsPlugin, introspectionOff, renderOfflineGraphiQL } from './http/graphiql.js';
+import { noteCaller, requestLogPlugin } from './http/request-log.js';
+import { boundValidationErrors, logError, withBoundedMessage, yogaLogging } from './log-policy.js';
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
@@ -45,6 +49,11 @@ export interface ServerDeps {
   maxConnectionsPerToken?: number;
   /** How often open sessions' tokens are re-checked (L4: revocations made elsewhere); default 500 ms. */
   sessionCheckMs?: number;
+  /** S2: foreign browser origins allowed (CORS and WebSocket); default none. */
+  corsOrigins?: string[];
+  /** GraphiQL on /graphql (default on); introspection (default on). */
+  graphiql?: boolean;
+  introspection?: boolean;
 }
 
 export interface Server {
@@ -90,7 +99,7 @@ function maskErrors(logger: Logger) {
     if (error instanceof GraphQLError && !error.originalError) return requestError(error);
     if (error instanceof GraphQLError && error.originalError instanceof GraphQLError)
       return requestError(error.originalError);
-    logger.error({ err: original }, 'unexpected error in GraphQL execution');
+    logError(logger, error, 'graphql');
     const masked = defaultMaskError(error, message, isDev);
     return masked instanceof GraphQLError
       ? new GraphQLError(masked.message, { path: masked.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } })
@@ -114,6 +123,14 @@ function requestError(error: GraphQLError): GraphQLError {
     originalError: error.originalError,
     extensions: { ...error.extensions, ...(code === undefined ? {} : { code }) },
   });
+}
+
+/** S4: no message is echoed back unbounded (a 10 MB variable stays on the server's side of the wire). */
+function boundedMasking(mask: ReturnType<typeof maskErrors>): ReturnType<typeof maskErrors> {
+  return (error, message, isDev) => {
+    const masked = mask(error, message, isDev);
+    return masked instanceof GraphQLError ? withBoundedMessage(masked) : masked;
+  };
 }
 
 function fieldOf(error: StoreError): Record<string, unknown> {
@@ -142,6 +159,7 @@ export function createServer(deps: ServerDeps): Server {
         bearerToken(initial.request?.headers.get('authorization')),
         deps.adminToken,
       ));
+    noteCaller(resolution.caller?.kind ?? 'none');
     return {
       db: deps.db,
       caller: resolution.caller,
@@ -155,27 +173,32 @@ export function createServer(deps: ServerDeps): Server {
   };
 
   const routes: Plugin = httpRoutes({ ...deps, now, metrics });
+  const corsOrigins = deps.corsOrigins ?? [];
 
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     context: (initial) => contextFor(initial as InitialContext),
-    graphiql: {
+    // S2: CORS only for CORS_ORIGINS, without credentials; GraphiQL bundled and served by us (offline, CSP).
+    cors: corsPolicy(corsOrigins),
+    landingPage: false,
+    renderGraphiQL: renderOfflineGraphiQL,
+    graphiql: deps.graphiql !== false && {
       subscriptionsProtocol: 'WS',
       title: 'Memory service',
       defaultQuery:
         '# Set the Authorization header (Bearer <token>) in the Headers tab.\n{\n  memoryTypes { type count }\n}\n',
     },
-    maskedErrors: { maskError: maskErrors(deps.logger) },
-    logging: {
-      debug: (...args) => deps.logger.debug(args.map(String).join(' ')),
-      info: (...args) => deps.logger.info(args.map(String).join(' ')),
-      warn: (...args) => deps.logger.warn(args.map(String).join(' ')),
-      error: (...args) => deps.logger.error(args.map(String).join(' ')),
-    },
+    maskedErrors: { maskError: boundedMasking(maskErrors(deps.logger)) },
+    logging: yogaLogging(deps.logger),
     // Request limits (GraphQL Armor): parse and validation refuse abusive documents before execution.
     plugins: [
+      requestLogPlugin(deps.logger),
       metricsPlugin(metrics),
+      browserPolicyPlugin({ corsOrigins, graphqlEndpoint: '/graphql' }),
+      ...(deps.graphiql !== false ? [graphiqlAssetsPlugin()] : []),
+      ...(deps.introspection === false ? [introspectionOff] : []),
+      boundValidationErrors,
       routes,
       authGate.plugin,
       maxTokensPlugin({ n: 2000 }),
@@ -187,10 +210,14 @@ export function createServer(deps: ServerDeps): Server {
   });
 
   const httpServer = http.createServer(yoga);
-  const wsServer = new WebSocketServer({ server: httpServer, path: yoga.graphqlEndpoint });
+  const wsServer = new WebSocketServer({
+    server: httpServer,
+    path: yoga.graphqlEndpoint,
+    verifyClient: verifyWebSocketOrigin(corsOrigins), // S2
+  });
   openSockets = () => wsServer.clients.size;
 
-  const maskForSubscribers = maskErrors(deps.logger);
+  const maskForSubscribers = boundedMasking(maskErrors(deps.logger));
   const sharedSubscribe = createSharedSubscribe({
     maskError: (error) => maskForSubscribers(error, 'Unexpected error.'),
     scopeOf: (args) => {

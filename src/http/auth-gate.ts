@@ -8,6 +8,7 @@ import { unauthenticated } from '../auth/errors.js';
 import { bearerToken } from '../auth/tokens.js';
 import type { Logger } from '../logger.js';
 import type { Database } from '../store/db.js';
+import { noteCaller } from './request-log.js';
 
 /** Anonymous introspection: at most this many bytes in the body and tokens in the document. */
 export const ANONYMOUS_MAX_BYTES = 16 * 1024;
@@ -47,6 +48,7 @@ export function createAuthGate(deps: {
         return endResponse(json(fetchAPI, 500, body));
       }
       resolutions.set(request, resolution);
+      noteCaller(resolution.caller?.kind ?? 'none'); // S4: every log line of the request names it
       if (resolution.caller) return;
       // A large anonymous body is refused before it is read.
       const length = Number(request.headers.get('content-length') ?? 0);

@@ -8,6 +8,7 @@ import type { Database } from '../store/db.js';
 import type { MemoryEvents } from '../realtime/events.js';
 import type { Logger } from '../logger.js';
 import { json } from './json.js';
+import { noteCaller } from './request-log.js';
 import { parseRestMemoryBody, restErrorResponse } from './rest-memories.js';
 import { writeMemory } from '../service/write-memory.js';
 import type { Metrics } from '../metrics.js';
@@ -52,6 +53,7 @@ async function serveStatic(webRoot: string, pathname: string): Promise<Response 
 async function postMemory(deps: RouteDeps, request: Request): Promise<Response> {
   const token = bearerToken(request.headers.get('authorization'));
   const { caller, failure } = await resolveCaller(deps.db, token, deps.adminToken);
+  noteCaller(caller?.kind ?? 'none');
   if (!caller) {
     const reason = describeAuthFailure(failure);
     return json(401, {

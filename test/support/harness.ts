@@ -1,7 +1,7 @@
 // An in-process service over a fresh database: GraphQL through yoga.fetch, a settable clock, and
 // admin helpers that build agents, producers and runs through the public API.
-import { pino } from 'pino';
-import { createServer, type Server } from '../../src/server.js';
+import { createLogger } from '../../src/logger.js';
+import { createServer, type Server, type ServerDeps } from '../../src/server.js';
 import { createMemoryEvents, type MemoryEvents } from '../../src/realtime/events.js';
 import type { Database } from '../../src/store/db.js';
 import { createTestDatabase } from './db.js';
@@ -53,6 +53,10 @@ export async function startHarness(
     webRoot?: string;
     maxConnectionsPerToken?: number;
     sessionCheckMs?: number;
+    /** Receives every log line (S4 tests); omitted ⇒ silent unless TEST_LOG_LEVEL is set. */
+    logLines?: string[];
+    /** Extra server settings (S2: CORS origins, GraphiQL, introspection). */
+    server?: Partial<ServerDeps>;
   } = {},
 ): Promise<Harness> {
   const db = await createTestDatabase();
@@ -62,11 +66,14 @@ export async function startHarness(
     db,
     events,
     adminToken: ADMIN_TOKEN,
-    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    logger: options.logLines
+      ? createLogger('debug', { write: (line: string) => void options.logLines!.push(line) })
+      : createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     now: clock.now,
     webRoot: options.webRoot,
     maxConnectionsPerToken: options.maxConnectionsPerToken,
     sessionCheckMs: options.sessionCheckMs,
+    ...options.server,
   });
   const fetchApi = async (path: string, init?: RequestInit): Promise<Response> =>
     server.yoga.fetch(`http://test${path}`, init as Parameters<typeof server.yoga.fetch>[1]);
