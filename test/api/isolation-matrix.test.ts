@@ -88,6 +88,8 @@ const ACCESS = {
   // Public routes.
   'GET /healthz':          [ok,  ok,     ok,         ok,         ok,         ok,         ok,         ok,         ok,       ok],
   'GET /readyz':           [ok,  ok,     ok,         ok,         ok,         ok,         ok,         ok,         ok,       ok],
+  // Prometheus scrapes without a token: no label names an agent, a record or a token.
+  'GET /metrics':          [ok,  ok,     ok,         ok,         ok,         ok,         ok,         ok,         ok,       ok],
 } as const satisfies Record<string, Row>;
 
 /** L4: on a WebSocket these callers never get as far as an operation; connection_init is closed. */
@@ -287,6 +289,7 @@ const ROUTES: Record<Extract<Operation, `${string} /${string}`>, RestCall> = {
   },
   'GET /healthz': { method: 'GET', path: '/healthz' },
   'GET /readyz': { method: 'GET', path: '/readyz' },
+  'GET /metrics': { method: 'GET', path: '/metrics' },
 };
 
 const rootTypes = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].filter(
@@ -314,6 +317,7 @@ const AGENT_FREE: readonly Operation[] = [
   'upsertInstrument',
   'GET /healthz',
   'GET /readyz',
+  'GET /metrics',
 ];
 const sidesOf = (operation: Operation): Side[] =>
   AGENT_FREE.includes(operation) ? ['own'] : ['own', 'foreign'];
@@ -462,7 +466,7 @@ for (const operation of Object.keys(ACCESS) as Operation[]) {
 }
 
 /** Routes the contract names that this build does not serve yet: each needs a row in ACCESS when it lands. */
-const NOT_YET_SERVED = ['GET /api/v1/export?format=ndjson', 'GET /metrics', 'POST /mcp'] as const;
+const NOT_YET_SERVED = ['GET /api/v1/export?format=ndjson', 'POST /mcp'] as const;
 
 describe('S1: routes', () => {
   it('S1: a contract route without a row in the access table is not served (404) — add its row when it is', async () => {

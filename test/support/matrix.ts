@@ -227,7 +227,11 @@ export async function restCall(
     },
     body: request.body !== undefined ? JSON.stringify(request.body) : undefined,
   });
-  const body = (await response.json()) as { code?: string };
+  // Every route answers JSON except /metrics (Prometheus text).
+  const text = await response.text();
+  const body = (response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : { text }) as {
+    code?: string;
+  };
   const outcome =
     response.status === 422 && body.code === 'invalid_memory_link'
       ? 'InvalidMemoryLink'
