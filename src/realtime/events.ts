@@ -2,7 +2,6 @@
 // redis-events.ts bridges them over Redis pub/sub (L3). Each instance adds one
 // target listener per agent and fans out to its local subscribers itself (no per-subscriber queue
 // objects in the hot path).
-import type { TypedEventTarget } from '@graphql-yoga/typed-event-target';
 
 export interface MemoryAddedEvent {
   id: string;
@@ -26,13 +25,10 @@ export interface MemoryEvents {
 const topicOf = (agentId: string) => `memory:added:${agentId}`;
 
 export function createMemoryEvents(
-  eventTarget: TypedEventTarget<CustomEvent> = new EventTarget() as TypedEventTarget<CustomEvent>,
+  eventTarget: EventTarget = new EventTarget(),
   closeTarget: () => Promise<void> = async () => {},
 ): MemoryEvents {
-  const local = new Map<
-    string,
-    { listeners: Set<MemoryAddedListener>; dispatch: (event: CustomEvent) => void }
-  >();
+  const local = new Map<string, { listeners: Set<MemoryAddedListener>; dispatch: (event: Event) => void }>();
   return {
     async publishMemoryAdded(memory) {
       const detail: MemoryAddedEvent = {
@@ -48,8 +44,9 @@ export function createMemoryEvents(
       let entry = local.get(topic);
       if (!entry) {
         const listeners = new Set<MemoryAddedListener>();
-        const dispatch = (event: CustomEvent) => {
-          for (const deliver of listeners) deliver(event.detail as MemoryAddedEvent);
+        const dispatch = (event: Event) => {
+          const detail = (event as CustomEvent<MemoryAddedEvent>).detail;
+          for (const deliver of listeners) deliver(detail);
         };
         entry = { listeners, dispatch };
         local.set(topic, entry);
