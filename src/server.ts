@@ -71,6 +71,8 @@ export const CLOSE_TOO_MANY_CONNECTIONS = 4029;
 export const CLOSE_UNAUTHORIZED = 4401;
 /** L4: a token that no longer authenticates (finished run, revoked operator token), at init or later. */
 export const CLOSE_FORBIDDEN = 4403;
+/** graphql-ws' code for a server fault; the reason never carries the error's message (W5). */
+export const CLOSE_INTERNAL_ERROR = 4500;
 /** L4: operations one socket may have open at once; the next one is answered with an error. */
 export const MAX_OPERATIONS_PER_SOCKET = 50;
 const MAX_SOCKET_BUFFER_BYTES = 1024 * 1024;
@@ -241,8 +243,15 @@ export function createServer(deps: ServerDeps): Server {
       onConnect: async (ctx) => {
         const header = ctx.connectionParams?.authorization;
         const token = bearerToken(typeof header === 'string' ? header : null);
-        const resolution = await resolveCaller(deps.db, token, deps.adminToken);
         const socket = ctx.extra.socket;
+        let resolution: CallerResolution;
+        try {
+          resolution = await resolveCaller(deps.db, token, deps.adminToken);
+        } catch (error) {
+          logError(deps.logger, error, 'websocket');
+          socket.close(CLOSE_INTERNAL_ERROR, 'Internal server error');
+          return false;
+        }
         if (!resolution.caller) {
           if (resolution.failure.reason === 'inactive')
             socket.close(CLOSE_FORBIDDEN, 'Forbidden: token no longer valid');
@@ -292,7 +301,14 @@ export function createServer(deps: ServerDeps): Server {
           ];
         }
         // W9: the caller is resolved again for every operation, never cached for the connection.
-        const callerResolution = await resolveCaller(deps.db, ctx.extra.token ?? null, deps.adminToken);
+        let callerResolution: CallerResolution;
+        try {
+          callerResolution = await resolveCaller(deps.db, ctx.extra.token ?? null, deps.adminToken);
+        } catch (error) {
+          // The database did not answer: this operation fails with the generic error (W5), the socket stays.
+          logError(deps.logger, error, 'websocket');
+          return [new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } })];
+        }
         // S3: a token that stopped working gets no parsing or validation.
         if (!callerResolution.caller) return [unauthenticated(describeAuthFailure(callerResolution.failure))];
         const enveloped = yoga.getEnveloped({ callerResolution, params: payload });
@@ -309,6 +325,8 @@ export function createServer(deps: ServerDeps): Server {
           rootValue: { execute: enveloped.execute },
         };
       },
+      // Never put an error's message into a close reason (W5: nothing leaks), whatever NODE_ENV says.
+      isProd: true,
     },
     wsServer,
     WS_KEEPALIVE_MS,

@@ -1,5 +1,7 @@
 // W5: a database that stops answering mid-service gives generic errors that leak nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
 import {
   CREATE_MEMORY,
   createAgentFixture,
@@ -10,14 +12,31 @@ import {
 
 let h: Harness;
 let token: string;
+let wsUrl: string;
+let openSocket: Client;
+
+const socket = (closed: (event: { code: number; reason: string }) => void = () => {}) =>
+  createClient({
+    url: wsUrl,
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${token}` },
+    retryAttempts: 0,
+    lazy: false,
+    on: { closed: (event) => closed(event as { code: number; reason: string }) },
+  });
 
 beforeAll(async () => {
   h = await startHarness();
+  const address = await h.server.listen(0, '127.0.0.1');
+  wsUrl = `ws://127.0.0.1:${address.port}/graphql`;
   const fx = await createAgentFixture(h, { instruments: ['ETH'] });
   token = (await startRun(h, fx.producers.adhoc!.id)).token;
+  openSocket = socket();
+  await new Promise<void>((resolve) => openSocket.on('connected', () => resolve()));
   await h.db.close(); // the database becomes unreachable
 });
 afterAll(async () => {
+  await openSocket.dispose();
   await h.server.close();
 });
 
@@ -46,6 +65,20 @@ describe('database unreachable (W5)', () => {
     });
     expect(response.status).toBe(500);
     expect(await response.json()).toEqual({ error: 'internal error', code: 'internal_error' });
+  });
+
+  it('W5: an operation on an open WebSocket answers the generic error; a new socket is closed without a reason that leaks', async () => {
+    const errors = await new Promise<unknown>((resolve) =>
+      openSocket.subscribe(
+        { query: CREATE_MEMORY, variables: { input: { type: 'x', scope: 'AGENT', content: 'c' } } },
+        { next: () => {}, error: resolve, complete: () => resolve(null) },
+      ),
+    );
+    const text = JSON.stringify(errors);
+    expect(text).toContain('Unexpected error.');
+    for (const leak of leaks) expect(text.toLowerCase()).not.toContain(leak);
+    const closed = await new Promise<{ code: number; reason: string }>((resolve) => socket(resolve));
+    expect(closed).toMatchObject({ code: 4500, reason: 'Internal server error' });
   });
 
   it('/readyz answers 503 while /healthz still answers 200', async () => {
