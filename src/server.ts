@@ -2,7 +2,7 @@
 // same path, plain HTTP routes and the operator page. No globals: everything comes in `deps`.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GraphQLError } from 'graphql';
+import { getOperationAST, GraphQLError, type DocumentNode } from 'graphql';
 import {
   createYoga,
   maskError as defaultMaskError,
@@ -24,7 +24,7 @@ import { SharedLoads } from './realtime/shared-loads.js';
 import { createSharedSubscribe } from './realtime/shared-subscribe.js';
 import type { Logger } from './logger.js';
 import { httpRoutes } from './http/routes.js';
-import { createAuthGate } from './http/auth-gate.js';
+import { createAuthGate, MAX_DOCUMENT_BYTES } from './http/auth-gate.js';
 import { documentLimitsPlugin } from './http/document-limits.js';
 import { TokenSessions } from './realtime/sessions.js';
 import { Metrics } from './metrics.js';
@@ -73,8 +73,10 @@ export const CLOSE_UNAUTHORIZED = 4401;
 export const CLOSE_FORBIDDEN = 4403;
 /** graphql-ws' code for a server fault; the reason never carries the error's message (W5). */
 export const CLOSE_INTERNAL_ERROR = 4500;
-/** L4: operations one socket may have open at once; the next one is answered with an error. */
-export const MAX_OPERATIONS_PER_SOCKET = 50;
+/** L4: subscriptions one socket may have open at once; the next one is answered with an error. */
+export const MAX_SUBSCRIPTIONS_PER_SOCKET = 50;
+/** S3: the largest WebSocket message (a write is at most ~600 KB); anonymous sockets cannot make us buffer more. */
+export const MAX_WEBSOCKET_MESSAGE_BYTES = 2 * 1024 * 1024;
 const MAX_SOCKET_BUFFER_BYTES = 1024 * 1024;
 /** Server pings; a peer that misses one is terminated. */
 const WS_KEEPALIVE_MS = 12_000;
@@ -216,6 +218,7 @@ export function createServer(deps: ServerDeps): Server {
     server: httpServer,
     path: yoga.graphqlEndpoint,
     verifyClient: verifyWebSocketOrigin(corsOrigins), // S2
+    maxPayload: MAX_WEBSOCKET_MESSAGE_BYTES,
   });
   openSockets = () => wsServer.clients.size;
 
@@ -236,7 +239,9 @@ export function createServer(deps: ServerDeps): Server {
     token?: string | null;
     countedToken?: string;
     endSession?: () => void;
+    subscriptionIds?: Set<string>;
   };
+  const subscriptionIdsOf = (extra: SocketExtra) => (extra.subscriptionIds ??= new Set());
   useServer<Record<string, unknown>, SocketExtra>(
     {
       // L4: a socket without a valid caller is closed at connection_init.
@@ -291,15 +296,7 @@ export function createServer(deps: ServerDeps): Server {
       },
       execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
       subscribe: (args) => sharedSubscribe(args),
-      onSubscribe: async (ctx, _id, payload) => {
-        // L4: the socket stays open; only this operation is refused.
-        if (Object.keys(ctx.subscriptions).length > MAX_OPERATIONS_PER_SOCKET) {
-          return [
-            new GraphQLError(`At most ${MAX_OPERATIONS_PER_SOCKET} operations may be open on one socket`, {
-              extensions: { code: 'TOO_MANY_SUBSCRIPTIONS' },
-            }),
-          ];
-        }
+      onSubscribe: async (ctx, id, payload) => {
         // W9: the caller is resolved again for every operation, never cached for the connection.
         let callerResolution: CallerResolution;
         try {
@@ -311,10 +308,35 @@ export function createServer(deps: ServerDeps): Server {
         }
         // S3: a token that stopped working gets no parsing or validation.
         if (!callerResolution.caller) return [unauthenticated(describeAuthFailure(callerResolution.failure))];
+        if (payload.query.length > MAX_DOCUMENT_BYTES) {
+          return [requestError(new GraphQLError(`The document is larger than ${MAX_DOCUMENT_BYTES} bytes`))];
+        }
         const enveloped = yoga.getEnveloped({ callerResolution, params: payload });
-        const document = enveloped.parse(payload.query);
-        const errors = enveloped.validate(enveloped.schema, document);
-        if (errors.length) return errors;
+        let document: DocumentNode;
+        try {
+          document = enveloped.parse(payload.query);
+          const errors: readonly GraphQLError[] = enveloped.validate(enveloped.schema, document);
+          if (errors.length) return errors.map((error) => withBoundedMessage(requestError(error)));
+        } catch (error) {
+          // Syntax and limit errors answer this operation; they never close the socket (L4).
+          if (error instanceof GraphQLError) return [withBoundedMessage(requestError(error))];
+          logError(deps.logger, error, 'websocket');
+          return [new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } })];
+        }
+        // L4: at most 50 open subscriptions per socket; the next is refused, the socket stays open.
+        if (getOperationAST(document, payload.operationName)?.operation === 'subscription') {
+          if (subscriptionIdsOf(ctx.extra).size >= MAX_SUBSCRIPTIONS_PER_SOCKET) {
+            return [
+              new GraphQLError(
+                `At most ${MAX_SUBSCRIPTIONS_PER_SOCKET} subscriptions may be open on one socket`,
+                {
+                  extensions: { code: 'TOO_MANY_SUBSCRIPTIONS' },
+                },
+              ),
+            ];
+          }
+          subscriptionIdsOf(ctx.extra).add(id);
+        }
         return {
           schema: enveloped.schema,
           operationName: payload.operationName,
@@ -324,6 +346,12 @@ export function createServer(deps: ServerDeps): Server {
           // Queries and mutations over the socket run through Yoga's plugins; subscriptions through sharedSubscribe.
           rootValue: { execute: enveloped.execute },
         };
+      },
+      onComplete: (ctx, id) => {
+        subscriptionIdsOf(ctx.extra).delete(id);
+      },
+      onError: (ctx, id) => {
+        subscriptionIdsOf(ctx.extra).delete(id);
       },
       // Never put an error's message into a close reason (W5: nothing leaks), whatever NODE_ENV says.
       isProd: true,

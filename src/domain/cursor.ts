@@ -1,4 +1,5 @@
 // Opaque keyset cursors (createdAt, id) shared by "load older" pages (B4) and subscription resumes (L2).
+import { isStorableInstant } from './instant-range.js';
 import { isUuid } from './uuid.js';
 
 export interface CursorPosition {
@@ -28,5 +29,7 @@ export function decodeCursor(cursor: string): CursorPosition | null {
   const createdAt = new Date(iso);
   // Round trip rejects impossible dates that Date would otherwise roll over (e.g. Feb 30).
   if (Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== iso) return null;
+  // W10: year 0000 is well-formed but no timestamp PostgreSQL can compare with.
+  if (!isStorableInstant(createdAt)) return null;
   return { createdAt, id: id.toLowerCase() };
 }

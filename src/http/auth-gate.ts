@@ -1,7 +1,7 @@
 // S3 cost before trust: the caller is resolved from the Authorization header before the body is
 // read, and a request without a valid token is refused before its document is parsed or validated —
 // except small introspection-only documents (GraphiQL needs them), parsed under strict limits.
-import { Kind, parse, type DocumentNode, type SelectionSetNode } from 'graphql';
+import { GraphQLError, Kind, parse, type DocumentNode, type SelectionSetNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { describeAuthFailure, resolveCaller, type CallerResolution } from '../auth/caller.js';
 import { unauthenticated } from '../auth/errors.js';
@@ -13,6 +13,13 @@ import { noteCaller } from './request-log.js';
 /** Anonymous introspection: at most this many bytes in the body and tokens in the document. */
 export const ANONYMOUS_MAX_BYTES = 16 * 1024;
 export const ANONYMOUS_MAX_TOKENS = 1_000;
+/** Anonymous introspection: root fields per operation (one full `__schema` is what GraphiQL asks). */
+export const ANONYMOUS_MAX_ROOT_FIELDS = 3;
+/** Any caller: a GraphQL document (not its variables) larger than this is refused before parsing. */
+export const MAX_DOCUMENT_BYTES = 64 * 1024;
+
+/** Plain routes that are not GraphQL; every other request is gated, whatever spelling of the endpoint Yoga accepts. */
+const NOT_GRAPHQL = new Set(['/healthz', '/readyz', '/metrics', '/api/v1/memories']);
 
 export interface AuthGate {
   plugin: Plugin;
@@ -31,7 +38,9 @@ export function createAuthGate(deps: {
 
   const plugin: Plugin = {
     async onRequest({ request, url, endResponse, fetchAPI }) {
-      if (url.pathname !== deps.graphqlEndpoint) return;
+      // GETs without a query are pages and assets; anything that may carry a document is gated.
+      if (NOT_GRAPHQL.has(url.pathname) || (request.method === 'GET' && !url.searchParams.has('query')))
+        return;
       let resolution: CallerResolution;
       try {
         resolution = await resolveCaller(
@@ -50,15 +59,24 @@ export function createAuthGate(deps: {
       resolutions.set(request, resolution);
       noteCaller(resolution.caller?.kind ?? 'none'); // S4: every log line of the request names it
       if (resolution.caller) return;
-      // A large anonymous body is refused before it is read.
-      const length = Number(request.headers.get('content-length') ?? 0);
-      if (length > ANONYMOUS_MAX_BYTES) {
+      // An anonymous body that is large, or of unknown length (chunked), is refused before it is read.
+      const length = request.headers.get('content-length');
+      if (request.method !== 'GET' && (length === null || Number(length) > ANONYMOUS_MAX_BYTES)) {
         endResponse(json(fetchAPI, 401, { errors: [refuse(resolution).toJSON()] }));
       }
     },
     onParams({ request, params, setResult }) {
+      if ((params.query?.length ?? 0) > MAX_DOCUMENT_BYTES) {
+        const tooLarge = new GraphQLError(
+          `The document is larger than ${MAX_DOCUMENT_BYTES} bytes; pass values as variables`,
+          { extensions: { code: 'BAD_USER_INPUT', http: { status: 413 } } },
+        );
+        return setResult({ errors: [tooLarge] });
+      }
       const resolution = resolutions.get(request);
-      if (!resolution || resolution.caller) return;
+      // A GraphQL request the gate did not see (an unusual spelling of the path) is refused too.
+      if (!resolution) return setResult({ errors: [unauthenticated(null)] });
+      if (resolution.caller) return;
       if (!isSmallIntrospection(params.query)) setResult({ errors: [refuse(resolution)] });
     },
   };
@@ -86,9 +104,11 @@ export function isSmallIntrospection(query: string | undefined): boolean {
     if (definition.kind === Kind.FRAGMENT_DEFINITION)
       fragments.set(definition.name.value, definition.selectionSet);
   }
+  let rootFields = 0; // aliases and fragments included: each `__schema` is a whole schema to answer
   const rootIsIntrospection = (set: SelectionSetNode, seen: Set<string>): boolean =>
     set.selections.every((selection) => {
-      if (selection.kind === Kind.FIELD) return selection.name.value.startsWith('__');
+      if (selection.kind === Kind.FIELD)
+        return ++rootFields <= ANONYMOUS_MAX_ROOT_FIELDS && selection.name.value.startsWith('__');
       if (selection.kind === Kind.INLINE_FRAGMENT) return rootIsIntrospection(selection.selectionSet, seen);
       const name = selection.name.value;
       const fragment = fragments.get(name);

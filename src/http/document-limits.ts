@@ -27,11 +27,12 @@ export function documentLimitError(document: DocumentNode): GraphQLError | null 
     if (definition.kind === Kind.FRAGMENT_DEFINITION)
       fragments.set(definition.name.value, definition.selectionSet);
   }
+  // The budgets span the whole document: validation checks every operation in it, not only the one run.
+  let visited = 0;
+  let pairs = 0;
   for (const definition of document.definitions) {
     if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
     const fieldsAtPath = new Map<string, number>();
-    let visited = 0;
-    let pairs = 0;
     // Expands one selection set at `path`; each distinct spread once per set, as validation does.
     const expand = (set: SelectionSetNode, path: string, inFragments: ReadonlySet<string>): void => {
       const spread = new Set<string>();

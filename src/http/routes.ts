@@ -50,6 +50,25 @@ async function serveStatic(webRoot: string, pathname: string): Promise<Response 
   }
 }
 
+/** One record is at most ~600 KB of JSON (W7); a REST body is never buffered beyond this. */
+export const MAX_REST_BODY_BYTES = 2 * 1024 * 1024;
+
+class BodyTooLarge extends Error {}
+
+/** Reads the body as text, stopping as soon as it passes `max` bytes (chunked bodies included). */
+async function readCapped(request: Request, max: number): Promise<string> {
+  if (Number(request.headers.get('content-length') ?? 0) > max) throw new BodyTooLarge();
+  if (!request.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > max) throw new BodyTooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 async function postMemory(deps: RouteDeps, request: Request): Promise<Response> {
   const token = bearerToken(request.headers.get('authorization'));
   const { caller, failure } = await resolveCaller(deps.db, token, deps.adminToken);
@@ -65,8 +84,15 @@ async function postMemory(deps: RouteDeps, request: Request): Promise<Response> 
     return json(403, { error: 'writing memories needs a run token', code: 'forbidden' });
   let body: unknown;
   try {
-    body = await request.json();
-  } catch {
+    body = JSON.parse(await readCapped(request, MAX_REST_BODY_BYTES));
+  } catch (error) {
+    if (error instanceof BodyTooLarge) {
+      return json(413, {
+        error: `the body must be at most ${MAX_REST_BODY_BYTES} bytes`,
+        code: 'validation_error',
+        field: 'body',
+      });
+    }
     return json(400, { error: 'the body must be a JSON object', code: 'validation_error', field: 'body' });
   }
   const parsed = parseRestMemoryBody(body);

@@ -110,11 +110,19 @@ async function* records(options: MemoryAddedOptions, ended: AbortSignal): AsyncG
   // A catch-up after a gap never reaches behind where this subscription started.
   const floor: CursorPosition = options.after ?? { createdAt: new Date(), id: NIL_UUID };
 
+  const revokedError = () => {
+    metrics?.drops.inc({ reason: 'revoked' });
+    return new SessionRevokedError();
+  };
+
   async function* replayAfter(from: CursorPosition): AsyncGenerator<AddedRecord> {
     let page;
     do {
       page = await listMemoryIdsAfter(db, agentId, filter, from, REPLAY_PAGE_SIZE);
       for (const record of page) {
+        // S6: a revoked token stops receiving mid-replay too, not only between live records.
+        if (ended.aborted) return;
+        if (signal.aborted) throw revokedError();
         if (seen.has(record.id)) continue;
         remember(record.id);
         metrics?.deliveries.inc({ source: 'replay' });
@@ -131,10 +139,7 @@ async function* records(options: MemoryAddedOptions, ended: AbortSignal): AsyncG
     }
     for (;;) {
       if (ended.aborted) return;
-      if (signal.aborted) {
-        metrics?.drops.inc({ reason: 'revoked' });
-        throw new SessionRevokedError();
-      }
+      if (signal.aborted) throw revokedError();
       if (overflow) {
         metrics?.drops.inc({ reason: 'slow_consumer' });
         throw new SlowConsumerError();

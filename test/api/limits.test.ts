@@ -123,3 +123,55 @@ describe('S3: cost before trust', () => {
     expect(typename.data).toEqual({ __typename: 'Query' });
   });
 });
+
+describe('S3: no way around the gate', () => {
+  it('S3: other spellings of the endpoint (//graphql, /graphql/) are gated like /graphql', async () => {
+    for (const path of ['//graphql', '/graphql/']) {
+      const response = await h.fetch(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ memories { edges { cursor } } }' }),
+      });
+      const body = (await response.json()) as { data?: unknown; errors?: { extensions: { code: string } }[] };
+      expect(body.data, path).toBeUndefined();
+      expect(body.errors?.[0]?.extensions.code, path).toBe('UNAUTHENTICATED');
+    }
+  });
+
+  it('S3: an anonymous body without a length (chunked) is refused before it is read', async () => {
+    const bytes = new TextEncoder().encode(
+      JSON.stringify({ query: '{ __typename }', pad: 'x'.repeat(100_000) }),
+    );
+    const body = new ReadableStream({
+      start(controller) {
+        controller.enqueue(bytes);
+        controller.close();
+      },
+    });
+    const response = await h.fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(response.status).toBe(401);
+  });
+
+  it('S3: anonymous introspection may ask for the schema once, not thirteen times', async () => {
+    const full = getIntrospectionQuery().replace('__schema', 'a: __schema');
+    const many = full.replace(
+      /a: __schema \{/,
+      (match) => `${'x: __schema { queryType { name } } '.repeat(12)}${match}`,
+    );
+    expect((await h.gql(many, {}, null)).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    expect((await h.gql(getIntrospectionQuery(), {}, null)).errors).toBeUndefined();
+  });
+
+  it('S3: a document over 64 KiB is refused before parsing, whoever sends it', async () => {
+    const query = `{ tradingContext(instrument: """${'\n  a'.repeat(40_000)}""") { at } }`;
+    const started = performance.now();
+    const result = await h.gql(query, {}, fx.operatorToken);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(result.errors?.[0]?.message).toMatch(/larger than 65536 bytes/);
+  });
+});

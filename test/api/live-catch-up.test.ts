@@ -84,3 +84,57 @@ describe('catch-up after a gap (L2, L3)', () => {
     await stream.return(undefined);
   });
 });
+
+describe('revocation during a replay (S6)', () => {
+  it('S6: a token revoked while its subscription replays gets no further record, then FORBIDDEN', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) ids.push(await write(`replayed ${i}`));
+    let revoke = () => {};
+    let watching = false;
+    const stream = memoryAddedStream({
+      db: h.db,
+      events,
+      agentId,
+      filter: { types: null, window: null },
+      after: { createdAt: new Date(0), id: '00000000-0000-0000-0000-000000000000' },
+      watchToken: (onRevoked) => {
+        revoke = onRevoked;
+        watching = true;
+        return () => (watching = false);
+      },
+    });
+    const first = await stream.next();
+    expect(first.done).toBe(false);
+    revoke();
+    await expect(stream.next()).rejects.toMatchObject({ extensions: { code: 'FORBIDDEN' } });
+    expect(watching).toBe(false); // the stream stopped watching the token when it ended
+  });
+
+  it('L1: returning a waiting stream releases its listener at once (no event needed)', async () => {
+    let listening = 0;
+    const counting: MemoryEvents = {
+      ...events,
+      listen(agent, listener, onGap) {
+        listening++;
+        const stop = events.listen(agent, listener, onGap);
+        return () => {
+          listening--;
+          stop();
+        };
+      },
+    };
+    const stream = memoryAddedStream({
+      db: h.db,
+      events: counting,
+      agentId,
+      filter: { types: null, window: null },
+      after: null,
+    });
+    const pending = stream.next(); // starts the stream; it waits for a live record
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(listening).toBe(1);
+    await stream.return(undefined);
+    expect((await pending).done).toBe(true);
+    expect(listening).toBe(0);
+  });
+});

@@ -135,3 +135,16 @@ describe('POST /api/v1/memories (REST mirror of createMemory)', () => {
     expect(await conflict.json()).toMatchObject({ code: 'idempotency_conflict' });
   });
 });
+
+describe('REST body size (S3)', () => {
+  it('S3: a body over 2 MiB is refused with 413 without being buffered whole', async () => {
+    const run = await startRun(h, fx.producers.adhoc!.id);
+    const response = await h.fetch('/api/v1/memories', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${run.token}` },
+      body: JSON.stringify({ type: 'note', scope: 'AGENT', content: 'x'.repeat(3 * 1024 * 1024) }),
+    });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ code: 'validation_error', field: 'body' });
+  });
+});

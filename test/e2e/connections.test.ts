@@ -3,7 +3,7 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLOSE_FORBIDDEN, CLOSE_UNAUTHORIZED, MAX_OPERATIONS_PER_SOCKET } from '../../src/server.js';
+import { CLOSE_FORBIDDEN, CLOSE_UNAUTHORIZED, MAX_SUBSCRIPTIONS_PER_SOCKET } from '../../src/server.js';
 import {
   CREATE_MEMORY,
   createAgentFixture,
@@ -109,10 +109,10 @@ describe('L4: who may hold a socket', () => {
     }
   });
 
-  it(`L4: the ${MAX_OPERATIONS_PER_SOCKET + 1}st subscription on one socket gets an error; the socket stays open`, async () => {
+  it(`L4: the ${MAX_SUBSCRIPTIONS_PER_SOCKET + 1}st subscription on one socket gets an error; the socket stays open`, async () => {
     const { client, connected } = socket(fx.operatorToken);
     await connected;
-    const subs = Array.from({ length: MAX_OPERATIONS_PER_SOCKET }, () =>
+    const subs = Array.from({ length: MAX_SUBSCRIPTIONS_PER_SOCKET }, () =>
       subscribeWs(client, { filter: { types: ['l4_limit'] } }),
     );
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -125,6 +125,33 @@ describe('L4: who may hold a socket', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     const answer = await request<{ viewer: { kind: string } }>(client, '{ viewer { kind } }');
     expect(answer.data?.viewer.kind).toBe('OPERATOR');
+    await client.dispose();
+  });
+});
+
+describe('L4, S3: what one message can cost', () => {
+  it('S3: a WebSocket message over 2 MiB is refused (1009) before it is buffered or parsed', async () => {
+    const raw = new WebSocket(`${base.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
+    await new Promise((resolve) => raw.once('open', resolve));
+    const closed = new Promise<number>((resolve) => raw.once('close', (code) => resolve(code)));
+    raw.send(JSON.stringify({ type: 'connection_init', payload: { pad: 'x'.repeat(3 * 1024 * 1024) } }));
+    expect(await within(closed, 2000)).toBe(1009);
+  });
+
+  it('L4: a syntax error or a limit refuses that operation only; the socket and its subscriptions stay', async () => {
+    const { client, connected } = socket(fx.operatorToken);
+    await connected;
+    const sub = subscribeWs(client, { filter: { types: ['l4_stays'] } });
+    for (const query of ['{ viewer { ', `{ memoryTypes { ${'type '.repeat(60)} } }`]) {
+      const answer = await request(client, query);
+      expect(answer.errors?.length, query.slice(0, 20)).toBeGreaterThan(0);
+      expect(JSON.stringify(answer).length).toBeLessThan(2000);
+    }
+    expect(
+      (await request<{ viewer: { kind: string } }>(client, '{ viewer { kind } }')).data?.viewer.kind,
+    ).toBe('OPERATOR');
+    expect(sub.errors).toHaveLength(0);
+    await sub.stop();
     await client.dispose();
   });
 });

@@ -38,6 +38,7 @@ describe('keyset cursors (B4, L2)', () => {
     ['id not a UUID', b64('2026-09-30T12:34:56.789Z|42')],
     ['UUID with junk', b64(`2026-09-30T12:34:56.789Z|${id}x`)],
     ['random text', 'aGVsbG8'],
+    ['year 0000 (W10: no timestamp PostgreSQL can compare with)', b64(`0000-01-01T00:00:00.000Z|${id}`)],
   ] as const) {
     it(`B4: malformed cursor (${label}) decodes to null`, () => {
       expect(decodeCursor(cursor)).toBeNull();
