@@ -11,8 +11,8 @@ import {
 } from 'graphql-yoga';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import { describeAuthFailure, resolveCaller, type CallerResolution } from './auth/caller.js';
-import { unauthenticated } from './auth/errors.js';
+import { describeAuthFailure, MISSING, resolveCaller, type CallerResolution } from './auth/caller.js';
+import { internalError, unauthenticated } from './auth/errors.js';
 import { bearerToken } from './auth/tokens.js';
 import { schema } from './schema/index.js';
 import type { GraphQLContext } from './schema/context.js';
@@ -31,7 +31,7 @@ import { Metrics } from './metrics.js';
 import { metricsPlugin } from './http/metrics-plugin.js';
 import { browserPolicyPlugin, corsPolicy, verifyWebSocketOrigin } from './http/browser-policy.js';
 import { graphiqlAssetsPlugin, introspectionOff, renderOfflineGraphiQL } from './http/graphiql.js';
-import { noteCaller, requestLogPlugin } from './http/request-log.js';
+import { requestLogPlugin } from './http/request-log.js';
 import { boundValidationErrors, logError, withBoundedMessage, yogaLogging } from './log-policy.js';
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
@@ -154,16 +154,10 @@ export function createServer(deps: ServerDeps): Server {
   let openSockets = () => 0;
   const metrics = new Metrics({ openSockets: () => openSockets(), pool: deps.db.pool });
 
-  const contextFor = async (initial: InitialContext): Promise<GraphQLContext> => {
+  const contextFor = (initial: InitialContext): GraphQLContext => {
+    // Resolved once, before the context: per WebSocket operation (onSubscribe) or per request (the gate).
     const resolution =
-      initial.callerResolution ??
-      (initial.request && authGate.resolutionOf(initial.request)) ??
-      (await resolveCaller(
-        deps.db,
-        bearerToken(initial.request?.headers.get('authorization')),
-        deps.adminToken,
-      ));
-    noteCaller(resolution.caller?.kind ?? 'none');
+      initial.callerResolution ?? (initial.request && authGate.resolutionOf(initial.request)) ?? MISSING;
     return {
       db: deps.db,
       caller: resolution.caller,
@@ -304,7 +298,7 @@ export function createServer(deps: ServerDeps): Server {
         } catch (error) {
           // The database did not answer: this operation fails with the generic error (W5), the socket stays.
           logError(deps.logger, error, 'websocket');
-          return [new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } })];
+          return [internalError()];
         }
         // S3: a token that stopped working gets no parsing or validation.
         if (!callerResolution.caller) return [unauthenticated(describeAuthFailure(callerResolution.failure))];
@@ -321,7 +315,7 @@ export function createServer(deps: ServerDeps): Server {
           // Syntax and limit errors answer this operation; they never close the socket (L4).
           if (error instanceof GraphQLError) return [withBoundedMessage(requestError(error))];
           logError(deps.logger, error, 'websocket');
-          return [new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } })];
+          return [internalError()];
         }
         // L4: at most 50 open subscriptions per socket; the next is refused, the socket stays open.
         if (getOperationAST(document, payload.operationName)?.operation === 'subscription') {

@@ -32,7 +32,8 @@ export type AuthFailure =
 
 export type CallerResolution = { caller: Caller; failure: null } | { caller: null; failure: AuthFailure };
 
-const MISSING: CallerResolution = { caller: null, failure: { reason: 'missing' } };
+/** No token was sent. */
+export const MISSING: CallerResolution = { caller: null, failure: { reason: 'missing' } };
 const UNKNOWN: CallerResolution = { caller: null, failure: { reason: 'unknown' } };
 
 export function describeAuthFailure(failure: AuthFailure | null): string | null {

@@ -24,3 +24,8 @@ export function requireStorableText(inputs: readonly TextInput[]): void {
   const unstorable = findUnstorableText(inputs);
   if (unstorable) throw badInput(unstorable.message, unstorable.field);
 }
+
+/** A server fault as callers see it: generic, leaking nothing (W5); the cause is logged, never sent. */
+export function internalError(): GraphQLError {
+  return new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+}

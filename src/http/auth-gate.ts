@@ -4,9 +4,10 @@
 import { GraphQLError, Kind, parse, type DocumentNode, type SelectionSetNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { describeAuthFailure, resolveCaller, type CallerResolution } from '../auth/caller.js';
-import { unauthenticated } from '../auth/errors.js';
+import { internalError, unauthenticated } from '../auth/errors.js';
 import { bearerToken } from '../auth/tokens.js';
 import type { Logger } from '../logger.js';
+import { logError } from '../log-policy.js';
 import type { Database } from '../store/db.js';
 import { noteCaller } from './request-log.js';
 
@@ -50,11 +51,8 @@ export function createAuthGate(deps: {
         );
       } catch (error) {
         // The database did not answer: a generic error that leaks nothing (W5).
-        deps.logger.error({ err: error }, 'resolving the caller failed');
-        const body = {
-          errors: [{ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
-        };
-        return endResponse(json(fetchAPI, 500, body));
+        logError(deps.logger, error, 'resolving the caller');
+        return endResponse(json(fetchAPI, 500, { errors: [internalError().toJSON()] }));
       }
       resolutions.set(request, resolution);
       noteCaller(resolution.caller?.kind ?? 'none'); // S4: every log line of the request names it
