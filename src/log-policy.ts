@@ -3,7 +3,7 @@
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from './logger.js';
-import { StoreError } from './store/errors.js';
+import { ServiceError } from './domain/errors.js';
 
 /** S4: an error message in a GraphQL response is cut to this many characters (no 10 MB echo). */
 export const MAX_ERROR_MESSAGE_CHARS = 300;
@@ -40,7 +40,7 @@ export const boundValidationErrors: Plugin = {
 
 /** Validation, variable, authentication, authorisation and typed write errors: all fixable by the caller. */
 export function isClientMistake(error: unknown): boolean {
-  if (error instanceof StoreError) return true;
+  if (error instanceof ServiceError) return true;
   if (!(error instanceof GraphQLError)) return false;
   const original = error.originalError;
   return original == null || isClientMistake(original);
@@ -63,7 +63,7 @@ export function describeClientMessage(message: string): string {
 }
 
 function codeOf(error: unknown): string | undefined {
-  if (error instanceof StoreError) return error.code;
+  if (error instanceof ServiceError) return error.code;
   if (error instanceof GraphQLError) {
     const code = error.extensions?.code;
     if (typeof code === 'string') return code;

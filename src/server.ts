@@ -12,13 +12,13 @@ import {
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { describeAuthFailure, MISSING, resolveCaller, type CallerResolution } from './auth/caller.js';
-import { internalError, unauthenticated } from './auth/errors.js';
+import { internalError, toGraphQLError, unauthenticated } from './auth/errors.js';
 import { bearerToken } from './auth/tokens.js';
 import { schema } from './schema/index.js';
 import type { GraphQLContext } from './schema/context.js';
 import { boundQuotedInput } from './domain/text-hygiene.js';
 import type { Database } from './store/db.js';
-import { ImportItemError, StoreError } from './store/errors.js';
+import { ServiceError } from './domain/errors.js';
 import type { MemoryEvents } from './realtime/events.js';
 import { SharedLoads } from './realtime/shared-loads.js';
 import { createSharedSubscribe } from './realtime/shared-subscribe.js';
@@ -86,19 +86,12 @@ interface InitialContext {
   callerResolution?: CallerResolution;
 }
 
-/** Store errors become typed GraphQL errors; anything else is masked and logged (W5: nothing leaks). */
+/** Typed service errors become GraphQL errors with their own extensions; anything else is masked and logged (W5: nothing leaks). */
 function maskErrors(logger: Logger) {
   return (error: unknown, message: string, isDev?: boolean): Error => {
     const original = error instanceof GraphQLError ? error.originalError : error;
-    if (original instanceof StoreError) {
-      const extra =
-        original instanceof ImportItemError
-          ? { index: original.index, ...fieldOf(original.cause) }
-          : fieldOf(original);
-      return new GraphQLError(original.message, {
-        path: error instanceof GraphQLError ? error.path : undefined,
-        extensions: { code: original.code, ...extra },
-      });
+    if (original instanceof ServiceError) {
+      return toGraphQLError(original, error instanceof GraphQLError ? error.path : undefined);
     }
     if (error instanceof GraphQLError && !error.originalError) return requestError(error);
     if (error instanceof GraphQLError && error.originalError instanceof GraphQLError)
@@ -135,14 +128,6 @@ function boundedMasking(mask: ReturnType<typeof maskErrors>): ReturnType<typeof 
     const masked = mask(error, message, isDev);
     return masked instanceof GraphQLError ? withBoundedMessage(masked) : masked;
   };
-}
-
-function fieldOf(error: StoreError): Record<string, unknown> {
-  const fields: Record<string, unknown> = {};
-  for (const key of ['field', 'linkIndex', 'instrumentIndex'] as const) {
-    if (key in error) fields[key] = (error as unknown as Record<string, unknown>)[key];
-  }
-  return fields;
 }
 
 export function createServer(deps: ServerDeps): Server {

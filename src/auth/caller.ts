@@ -1,25 +1,14 @@
 // token → caller, once per HTTP request and once per WebSocket operation (W9: never cached for the
 // life of a connection).
 import type { Database } from '../store/db.js';
-import type { RunKind } from '../domain/types.js';
+import type { RunIdentity } from '../domain/types.js';
 import { findOperatorByTokenHash, findRunByTokenHash } from '../store/tokens.js';
-import { hashToken, tokensEqual } from './tokens.js';
-
-export interface RunIdentity {
-  id: string;
-  agentId: string;
-  producerId: string;
-  kind: RunKind;
-  schedule: string | null;
-  evidenceBoundary: Date | null;
-  /** Known when resolved from a token; lets a write answer without reading its record back. */
-  producerName?: string;
-}
+import { hashToken, tokensEqual } from '../domain/tokens.js';
 
 export type Caller =
   | { kind: 'admin'; tokenKey: string }
   | { kind: 'operator'; agentId: string; tokenKey: string; operatorTokenId: string }
-  | { kind: 'run'; agentId: string; run: RunIdentity; tokenKey: string };
+  | { kind: 'run'; agentId: string; run: RunIdentity & { producerName: string }; tokenKey: string };
 
 export type CallerKind = Caller['kind'] | 'none';
 

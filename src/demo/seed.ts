@@ -1,10 +1,14 @@
 // DEMO=1: an empty database gets a demo agent with instruments, producers, runs and realistic records,
 // written through the same service functions as real traffic (so expiry and links are real too).
-import type { RunIdentity } from '../auth/caller.js';
 import { scheduleMs, type Schedule } from '../domain/schedule.js';
+import type { RunIdentity } from '../domain/types.js';
+import { writeMemory, type MemoryWrite } from '../service/write-memory.js';
 import * as admin from '../store/admin.js';
 import type { Database } from '../store/db.js';
-import { createMemory, type CreateMemoryInput } from '../store/memories.js';
+
+type DemoRun = RunIdentity & { producerName: string };
+/** Seeding happens before anyone can subscribe: nothing to announce. */
+const UNANNOUNCED = { publishMemoryAdded: async () => {} };
 
 export interface DemoSeed {
   agentId: string;
@@ -36,20 +40,17 @@ export async function seedDemo(db: Database, now: Date): Promise<DemoSeed | null
   const reviewer = await producer('REVIEW', 'daily-review', '1d');
 
   let memoryCount = 0;
-  const runAt = async (
-    producerId: string,
-    startedAt: Date,
-    schedule: Schedule | null,
-  ): Promise<RunIdentity> => {
+  const runAt = async (producerId: string, startedAt: Date, schedule: Schedule | null): Promise<DemoRun> => {
     const boundary = schedule ? floorTo(startedAt, schedule) : null;
     const { run } = await admin.startRun(db, { producerId, evidenceBoundary: boundary }, startedAt);
     return run;
   };
-  const write = async (run: RunIdentity, writtenAt: Date, input: CreateMemoryInput) => {
+  const write = async (run: DemoRun, writtenAt: Date, input: MemoryWrite) => {
     memoryCount += 1;
-    return createMemory(db, run, input, writtenAt);
+    const written = await writeMemory({ db, events: UNANNOUNCED, now: () => writtenAt }, run, input, 'demo');
+    return written.record;
   };
-  const finish = (run: RunIdentity, finishedAt: Date) => admin.finishRun(db, run.id, 'SUCCEEDED', finishedAt);
+  const finish = (run: DemoRun, finishedAt: Date) => admin.finishRun(db, run.id, 'SUCCEEDED', finishedAt);
 
   // Analysis: EMA handoffs every 5 minutes for the last ~2 hours on ETH and BTC (older ones are stale).
   const emaIds: Record<string, string> = {};

@@ -1,6 +1,15 @@
 // Decides what the trading context shows (C2–C7) over candidates the store already filtered by C1.
 import { freshnessAt } from './expiry.js';
-import type { MemoryScope } from './types.js';
+import type { MemoryLink, MemoryScope } from './types.js';
+
+/** C4: the complete research of a FRESH entry or correction. */
+export interface ContextResearch {
+  content: string;
+  metadata: unknown;
+  timeframe: string | null;
+  instruments: string[];
+  links: MemoryLink[];
+}
 
 export interface ContextCandidate {
   id: string;

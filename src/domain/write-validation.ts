@@ -1,11 +1,15 @@
 // Shape-only checks of a memory write or import (W1, W6, W7, W8, W10, I2); database checks (W2, W4) live in the store.
+import { MemoryValidationError, ReservedMemoryTypeError } from './errors.js';
 import { findUnstorableText, quoteInput } from './text-hygiene.js';
-import type { FieldError, JsonObject, MemoryScope, RunKind } from './types.js';
+import type { FieldError, JsonObject, MemoryLink, MemoryScope, RunKind } from './types.js';
+
+export const TRADING_DECISION = 'trading_decision';
+export const AGENT_LEARNINGS = 'agent_learnings';
 
 export const RESERVED_TYPES: Record<string, RunKind> = {
-  trading_decision: 'TRADING',
+  [TRADING_DECISION]: 'TRADING',
   review: 'REVIEW',
-  agent_learnings: 'REVIEW',
+  [AGENT_LEARNINGS]: 'REVIEW',
 };
 
 export const LIMITS = {
@@ -18,28 +22,30 @@ export const LIMITS = {
   linkTypeMaxChars: 64,
 };
 
+/** The link type that makes a record a correction of its target (C6). */
+export const CORRECTS = 'corrects';
+
+export function isCorrection(links: readonly MemoryLink[]): boolean {
+  return links.some((link) => link.linkType === CORRECTS);
+}
+
 export const TYPE_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 export const LINK_TYPE_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 export const TIMEFRAME_PATTERN = /^[0-9]{1,3}[mhdwM]$/;
 
-export interface WriteLink {
-  targetMemoryId: string;
-  linkType: string;
-}
-
 export interface WriteShapeInput {
   type: string;
   scope: MemoryScope;
-  instruments: string[] | null | undefined;
+  instruments?: string[] | null;
   content: string;
-  metadata: unknown;
-  timeframe: string | null | undefined;
-  links: WriteLink[] | null | undefined;
+  metadata?: unknown;
+  timeframe?: string | null;
+  links?: MemoryLink[] | null;
   idempotencyKey?: string | null;
 }
 
 export type ShapeCheck =
-  | { ok: true; instruments: string[]; links: WriteLink[]; metadata: JsonObject }
+  | { ok: true; instruments: string[]; links: MemoryLink[]; metadata: JsonObject }
   | { ok: false; kind: 'validation'; error: FieldError }
   | { ok: false; kind: 'reserved'; message: string };
 
@@ -154,7 +160,7 @@ function checkMetadata(
   return { ok: true, metadata: value };
 }
 
-function checkLinks(links: WriteLink[]): ShapeCheck | null {
+function checkLinks(links: MemoryLink[]): ShapeCheck | null {
   if (links.length > LIMITS.maxLinks) {
     return invalid(
       'links',
@@ -238,4 +244,19 @@ export function checkWriteShape(
     }
   }
   return { ok: true, instruments: [...instruments], links: [...links], metadata: metadata.metadata };
+}
+
+/** checkWriteShape, or the typed error of its first failure; link target ids come back lowercase (W4). */
+export function requireWriteShape(
+  input: WriteShapeInput,
+  mode: 'write' | 'import',
+  writerKind: RunKind | null,
+): Extract<ShapeCheck, { ok: true }> {
+  const check = checkWriteShape(input, mode, writerKind);
+  if (check.ok) {
+    const links = check.links.map((link) => ({ ...link, targetMemoryId: link.targetMemoryId.toLowerCase() }));
+    return { ...check, links };
+  }
+  if (check.kind === 'reserved') throw new ReservedMemoryTypeError(check.message);
+  throw new MemoryValidationError(check.error.field, check.error.message);
 }

@@ -1,18 +1,11 @@
-// The REST mirror's body (snake_case) and its status mapping of the typed store errors.
+// The REST mirror's body (snake_case) and its status mapping of the typed write errors.
 import type { Logger } from '../logger.js';
-import type { CreateMemoryInput } from '../store/memories.js';
-import {
-  IdempotencyConflictError,
-  InvalidMemoryLinkError,
-  InvalidMemoryTargetError,
-  MemoryValidationError,
-  ReservedMemoryTypeError,
-  RunNotRunningError,
-} from '../store/errors.js';
+import type { MemoryWrite } from '../service/write-memory.js';
+import { MemoryWriteError, RunNotRunningError } from '../domain/errors.js';
 import { isUuid } from '../domain/uuid.js';
 import { json } from './json.js';
 
-type Parsed = { ok: true; input: CreateMemoryInput } | { ok: false; field: string; message: string };
+type Parsed = { ok: true; input: MemoryWrite } | { ok: false; field: string; message: string };
 
 function fail(field: string, message: string): Parsed {
   return { ok: false, field, message };
@@ -70,19 +63,22 @@ function bodyField(field: string): string {
   return field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
 
-/** Typed store errors ⇒ the contract's statuses; anything else is a generic 500 that leaks nothing (W5). */
+const WRITE_ERROR_STATUS: Record<string, number> = { validation_error: 400, idempotency_conflict: 409 };
+
+/** A typed write failure as the REST body (and the MCP tool error) shows it: `error`, `code`, snake_case details. */
+export function writeErrorBody(error: MemoryWriteError): Record<string, unknown> {
+  const body: Record<string, unknown> = { error: error.message, code: error.code };
+  for (const [key, value] of Object.entries(error.details())) {
+    body[bodyField(key)] = key === 'field' && typeof value === 'string' ? bodyField(value) : value;
+  }
+  return body;
+}
+
+/** Typed errors ⇒ the contract's statuses; anything else is a generic 500 that leaks nothing (W5). */
 export function restErrorResponse(error: unknown, logger: Logger): Response {
-  if (error instanceof InvalidMemoryLinkError) {
-    return json(422, { error: error.message, code: error.code, link_index: error.linkIndex });
+  if (error instanceof MemoryWriteError) {
+    return json(WRITE_ERROR_STATUS[error.code] ?? 422, writeErrorBody(error));
   }
-  if (error instanceof InvalidMemoryTargetError) {
-    return json(422, { error: error.message, code: error.code, instrument_index: error.instrumentIndex });
-  }
-  if (error instanceof MemoryValidationError) {
-    return json(400, { error: error.message, code: error.code, field: bodyField(error.field) });
-  }
-  if (error instanceof ReservedMemoryTypeError) return json(422, { error: error.message, code: error.code });
-  if (error instanceof IdempotencyConflictError) return json(409, { error: error.message, code: error.code });
   // W9: the run finished while the write was on its way.
   if (error instanceof RunNotRunningError)
     return json(401, { error: error.message, code: 'unauthenticated' });

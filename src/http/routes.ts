@@ -12,7 +12,7 @@ import { noteCaller } from './request-log.js';
 import { parseRestMemoryBody, restErrorResponse } from './rest-memories.js';
 import { writeMemory } from '../service/write-memory.js';
 import type { Metrics } from '../metrics.js';
-import { loadMemoryView, toMemoryView } from '../store/memory-view.js';
+import { toMemoryView } from '../store/memory-view.js';
 
 interface RouteDeps {
   db: Database;
@@ -99,10 +99,8 @@ async function postMemory(deps: RouteDeps, request: Request): Promise<Response> 
   if (!parsed.ok) return json(400, { error: parsed.message, code: 'validation_error', field: parsed.field });
   try {
     const written = await writeMemory(deps, caller.run, parsed.input, 'rest');
-    const memory = written.row
-      ? toMemoryView(written.row as Parameters<typeof toMemoryView>[0], deps.now())
-      : await loadMemoryView(deps.db, written.id, deps.now());
-    return json(201, { memory, expires_at: written.expiresAt?.toISOString() ?? null });
+    const memory = toMemoryView(written.record, deps.now());
+    return json(201, { memory, expires_at: memory.expires_at });
   } catch (error) {
     return restErrorResponse(error, deps.logger);
   }

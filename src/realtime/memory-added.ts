@@ -7,7 +7,8 @@ import { Repeater } from 'graphql-yoga';
 import type { Metrics } from '../metrics.js';
 import type { CursorPosition } from '../domain/cursor.js';
 import type { Database } from '../store/db.js';
-import { listMemoryIdsAfter, matchesFilter, type ResolvedFilter } from '../store/browse.js';
+import { matchesFilter, type ResolvedFilter } from '../domain/memory-filter.js';
+import { listMemoryIdsAfter } from '../store/browse.js';
 import type { MemoryAddedEvent, MemoryEvents } from './events.js';
 
 export const REPLAY_PAGE_SIZE = 200;

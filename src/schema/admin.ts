@@ -1,7 +1,7 @@
 // The scheduler's operations (admin token): agents, instruments, producers, runs, operator tokens, imports.
 import { requireAdmin } from '../auth/access.js';
 import * as admin from '../store/admin.js';
-import { importMemories } from '../store/memories.js';
+import { importMemories } from '../service/import-memories.js';
 import { builder } from './builder.js';
 import type { GraphQLContext } from './context.js';
 import { RunKindEnum, RunStatusEnum } from './enums.js';
@@ -146,7 +146,7 @@ const StartRunInput = builder.inputType('StartRunInput', {
     }),
   }),
 });
-const ImportMemoryInput = builder.inputType('ImportMemoryInput', {
+const ImportMemoryInputRef = builder.inputType('ImportMemoryInput', {
   fields: (t) => ({
     agentId: t.field({ type: 'UUID', required: true }),
     ...recordInputFields(t),
@@ -261,17 +261,16 @@ builder.mutationFields((t) => ({
   importMemories: t.prismaField({
     type: ['Memory'],
     description: 'Legacy records stored verbatim in one transaction (I1–I4); an error names the bad item.',
-    args: { input: t.arg({ type: [ImportMemoryInput], required: true }) },
+    args: { input: t.arg({ type: [ImportMemoryInputRef], required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
       adminOnly(ctx);
-      const written = await importMemories(ctx.db, input);
+      const imported = await importMemories(ctx, input);
       const rows = await ctx.db.prisma.memory.findMany({
         ...query,
-        where: { id: { in: written.map((w) => w.id) } },
+        where: { id: { in: imported.map((memory) => memory.id) } },
       });
       const byId = new Map(rows.map((row) => [row.id, row]));
-      for (const w of written) await ctx.events.publishMemoryAdded(w);
-      return written.map((w) => byId.get(w.id)!);
+      return imported.map((memory) => byId.get(memory.id)!);
     },
   }),
 }));

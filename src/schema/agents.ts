@@ -1,13 +1,13 @@
 // Who am I and which agents can I see: `viewer`, `agents`, `agent(id)`. Operator and run tokens see
 // only their own agent; a foreign id answers like an unknown one (S1).
-import { unauthenticated } from '../auth/errors.js';
+import { UnauthenticatedError } from '../domain/errors.js';
 import { builder } from './builder.js';
 import type { GraphQLContext } from './context.js';
 
 /** The agents a caller may see: admin every agent, everyone else only its own. */
 function visibleAgents(ctx: GraphQLContext): { id?: string } {
   const caller = ctx.caller;
-  if (!caller) throw unauthenticated(ctx.authFailure);
+  if (!caller) throw new UnauthenticatedError(ctx.authFailure);
   return caller.kind === 'admin' ? {} : { id: caller.agentId };
 }
 
@@ -46,7 +46,7 @@ builder.queryFields((t) => ({
     description: 'Who the token is: its kind, its agent and (for a run token) its run.',
     resolve: (_root, _args, ctx): ViewerShape => {
       const caller = ctx.caller;
-      if (!caller) throw unauthenticated(ctx.authFailure);
+      if (!caller) throw new UnauthenticatedError(ctx.authFailure);
       if (caller.kind === 'admin') return { kind: 'ADMIN', agentId: null, runId: null };
       if (caller.kind === 'operator') return { kind: 'OPERATOR', agentId: caller.agentId, runId: null };
       return { kind: 'RUN', agentId: caller.agentId, runId: caller.run.id };

@@ -1,17 +1,15 @@
 // The operator browser (B1–B4): `memories` (filtered keyset pages) and `memoryTypes` (discovered types).
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { agentForRead } from '../auth/access.js';
-import { badInput } from '../auth/errors.js';
+import { InputError } from '../domain/errors.js';
 import {
   DEFAULT_PAGE_SIZE,
   encodePageCursor,
-  listMemoryPage,
-  listMemoryTypes,
   MAX_PAGE_SIZE,
   resolveFilter,
   resolvePageFilter,
-  type MemoryTypeCount,
-} from '../store/browse.js';
+} from '../domain/memory-filter.js';
+import { listMemoryPage, listMemoryTypes, type MemoryTypeCount } from '../store/browse.js';
 import type { Memory } from '../store/generated/prisma/client.js';
 import { builder } from './builder.js';
 import { MemoryRef } from './memory.js';
@@ -20,7 +18,7 @@ export const RollingWindowEnum = builder.enumType('RollingWindow', {
   values: ['LAST_1H', 'LAST_6H', 'LAST_24H'] as const,
 });
 
-export const TimeWindowInput = builder.inputType('TimeWindowInput', {
+export const TimeWindowRef = builder.inputType('TimeWindowInput', {
   description: 'Either a rolling window or an inclusive range of local dates in `timeZone` (B3).',
   fields: (t) => ({
     rolling: t.field({ type: RollingWindowEnum, required: false }),
@@ -30,10 +28,10 @@ export const TimeWindowInput = builder.inputType('TimeWindowInput', {
   }),
 });
 
-export const MemoryFilterInput = builder.inputType('MemoryFilter', {
+export const MemoryFilterRef = builder.inputType('MemoryFilter', {
   fields: (t) => ({
     types: t.stringList({ required: false, description: 'Only these types; null or empty means all.' }),
-    window: t.field({ type: TimeWindowInput, required: false }),
+    window: t.field({ type: TimeWindowRef, required: false }),
   }),
 });
 
@@ -100,7 +98,7 @@ builder.queryFields((t) => ({
       'Records of one agent, newest first, filtered before pagination (B2–B4). Operator or Review token; admin passes agentId.',
     args: {
       agentId: t.arg({ type: 'UUID', required: false }),
-      filter: t.arg({ type: MemoryFilterInput, required: false }),
+      filter: t.arg({ type: MemoryFilterRef, required: false }),
       first: t.arg.int({ required: false, defaultValue: DEFAULT_PAGE_SIZE }),
       after: t.arg.string({ required: false, description: 'The cursor of an edge; continues below it.' }),
     },
@@ -108,7 +106,7 @@ builder.queryFields((t) => ({
       const agentId = agentForRead(ctx.caller, ctx.authFailure, args.agentId, 'browse');
       const first = args.first ?? DEFAULT_PAGE_SIZE;
       if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) {
-        throw badInput(`first must be between 1 and ${MAX_PAGE_SIZE}`, 'first');
+        throw new InputError(`first must be between 1 and ${MAX_PAGE_SIZE}`, 'first');
       }
       const { filter, position, digest } = resolvePageFilter(agentId, args.filter, args.after, ctx.now());
       // The node selection (instruments, links, provenance …) is planned into the page's findMany.
@@ -132,7 +130,7 @@ builder.queryFields((t) => ({
       'The types stored for one agent with their counts, sorted by name; only types in `window` when given (B1).',
     args: {
       agentId: t.arg({ type: 'UUID', required: false }),
-      window: t.arg({ type: TimeWindowInput, required: false }),
+      window: t.arg({ type: TimeWindowRef, required: false }),
     },
     resolve: async (_root, args, ctx) => {
       const agentId = agentForRead(ctx.caller, ctx.authFailure, args.agentId, 'browse');

@@ -1,33 +1,25 @@
 // The Memory record (§1), its reads (`memory`) and the write mutation (`createMemory`, W1–W8).
-import { unauthenticated, forbidden } from '../auth/errors.js';
-import { freshnessAt } from '../domain/expiry.js';
+import type { SchemaTypes } from '@pothos/core';
 import {
+  ForbiddenError,
   IdempotencyConflictError,
   InvalidMemoryLinkError,
   InvalidMemoryTargetError,
   MemoryValidationError,
   MemoryWriteError,
   ReservedMemoryTypeError,
-} from '../store/errors.js';
-import type { WrittenMemory } from '../store/memories.js';
-import { TRADING_DECISION } from '../store/trading-context.js';
-import { writeMemory } from '../service/write-memory.js';
-import type { SchemaTypes } from '@pothos/core';
+  UnauthenticatedError,
+} from '../domain/errors.js';
+import { freshnessAt } from '../domain/expiry.js';
+import type { MemoryLink, Provenance } from '../domain/types.js';
+import { TRADING_DECISION } from '../domain/write-validation.js';
+import { writeMemory, type WrittenMemory } from '../service/write-memory.js';
+import { instrumentsSelect, linksSelect, provenanceSelect, toProvenance } from '../store/memory-record.js';
 import { builder } from './builder.js';
 import type { GraphQLContext } from './context.js';
 import { FreshnessEnum, MemoryScopeEnum, RunKindEnum, RunStatusEnum } from './enums.js';
 
-export interface ProvenanceShape {
-  runId: string;
-  producerId: string;
-  producerName: string;
-  kind: 'ANALYSIS' | 'TRADING' | 'REVIEW';
-  schedule: string | null;
-  evidenceBoundary: Date | null;
-  runStatus: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
-}
-
-export const Provenance = builder.objectRef<ProvenanceShape>('Provenance').implement({
+export const ProvenanceRef = builder.objectRef<Provenance>('Provenance').implement({
   description: 'The run that wrote a record (server-owned, from the writing token).',
   fields: (t) => ({
     runId: t.expose('runId', { type: 'UUID' }),
@@ -40,57 +32,12 @@ export const Provenance = builder.objectRef<ProvenanceShape>('Provenance').imple
   }),
 });
 
-export interface MemoryLinkShape {
-  linkType: string;
-  targetMemoryId: string;
-}
-
-export const MemoryLinkRef = builder.objectRef<MemoryLinkShape>('MemoryLink').implement({
+export const MemoryLinkRef = builder.objectRef<MemoryLink>('MemoryLink').implement({
   fields: (t) => ({
     linkType: t.exposeString('linkType'),
     targetMemoryId: t.expose('targetMemoryId', { type: 'UUID' }),
   }),
 });
-
-/** The Prisma selection that yields a ProvenanceShape; shared by every type that shows provenance. */
-export const provenanceSelect = {
-  select: {
-    id: true,
-    producerId: true,
-    kind: true,
-    schedule: true,
-    evidenceBoundary: true,
-    status: true,
-    producer: { select: { name: true } },
-  },
-} as const;
-
-export function toProvenance(run: {
-  id: string;
-  producerId: string;
-  kind: ProvenanceShape['kind'];
-  schedule: string | null;
-  evidenceBoundary: Date | null;
-  status: ProvenanceShape['runStatus'];
-  producer: { name: string };
-}): ProvenanceShape {
-  return {
-    runId: run.id,
-    producerId: run.producerId,
-    producerName: run.producer.name,
-    kind: run.kind,
-    schedule: run.schedule,
-    evidenceBoundary: run.evidenceBoundary,
-    runStatus: run.status,
-  };
-}
-
-export const instrumentsSelect = {
-  targets: { select: { instrumentId: true }, orderBy: { position: 'asc' } },
-} as const;
-export const linksSelect = {
-  links: { select: { linkType: true, targetMemoryId: true }, orderBy: { position: 'asc' } },
-} as const;
 
 export const MemoryRef = builder.prismaObject('Memory', {
   description: 'One immutable record of an agent.',
@@ -104,7 +51,7 @@ export const MemoryRef = builder.prismaObject('Memory', {
     scope: t.expose('scope', { type: MemoryScopeEnum }),
     instruments: t.stringList({
       description: 'Targeted instruments in written order (empty for agent-wide records).',
-      select: instrumentsSelect,
+      select: { targets: instrumentsSelect },
       resolve: (memory) => memory.targets.map((target) => target.instrumentId),
     }),
     content: t.exposeString('content'),
@@ -120,15 +67,15 @@ export const MemoryRef = builder.prismaObject('Memory', {
       resolve: (memory, _args, ctx) => freshnessAt(memory.expiresAt, ctx.now()),
     }),
     provenance: t.field({
-      type: Provenance,
+      type: ProvenanceRef,
       nullable: true,
       description: 'Null only for imported records without run provenance.',
-      select: { sourceRun: provenanceSelect },
+      select: { sourceRun: { select: provenanceSelect } },
       resolve: (memory) => (memory.sourceRun ? toProvenance(memory.sourceRun) : null),
     }),
     links: t.field({
       type: [MemoryLinkRef],
-      select: linksSelect,
+      select: { links: linksSelect },
       resolve: (memory) => memory.links,
     }),
   }),
@@ -141,7 +88,7 @@ export function memoryReadFilter(ctx: GraphQLContext): {
   type?: string;
 } {
   const caller = ctx.caller;
-  if (!caller) throw unauthenticated(ctx.authFailure);
+  if (!caller) throw new UnauthenticatedError(ctx.authFailure);
   if (caller.kind === 'admin') return {};
   if (caller.kind === 'run' && caller.run.kind === 'TRADING') {
     return { agentId: caller.agentId, producerId: caller.run.producerId, type: TRADING_DECISION };
@@ -161,7 +108,7 @@ builder.queryField('memory', (t) =>
 );
 
 // Write errors: one object type per typed store error, all implementing MemoryWriteError.
-const MemoryWriteErrorInterface = builder.interfaceRef<MemoryWriteError>('MemoryWriteError').implement({
+const MemoryWriteErrorRef = builder.interfaceRef<MemoryWriteError>('MemoryWriteError').implement({
   fields: (t) => ({
     message: t.exposeString('message'),
     code: t.exposeString('code'),
@@ -170,46 +117,45 @@ const MemoryWriteErrorInterface = builder.interfaceRef<MemoryWriteError>('Memory
 
 builder.objectType(InvalidMemoryLinkError, {
   name: 'InvalidMemoryLink',
-  interfaces: [MemoryWriteErrorInterface],
+  interfaces: [MemoryWriteErrorRef],
   fields: (t) => ({ linkIndex: t.exposeInt('linkIndex') }),
 });
 builder.objectType(InvalidMemoryTargetError, {
   name: 'InvalidMemoryTarget',
-  interfaces: [MemoryWriteErrorInterface],
+  interfaces: [MemoryWriteErrorRef],
   fields: (t) => ({ instrumentIndex: t.exposeInt('instrumentIndex') }),
 });
 builder.objectType(MemoryValidationError, {
   name: 'MemoryValidationError',
-  interfaces: [MemoryWriteErrorInterface],
+  interfaces: [MemoryWriteErrorRef],
   fields: (t) => ({ field: t.exposeString('field') }),
 });
 builder.objectType(ReservedMemoryTypeError, {
   name: 'ReservedMemoryType',
-  interfaces: [MemoryWriteErrorInterface],
+  interfaces: [MemoryWriteErrorRef],
 });
 builder.objectType(IdempotencyConflictError, {
   name: 'IdempotencyConflict',
-  interfaces: [MemoryWriteErrorInterface],
+  interfaces: [MemoryWriteErrorRef],
 });
 
-const CreateMemorySuccess = builder.objectRef<WrittenMemory>('CreateMemorySuccess').implement({
+const CreateMemorySuccessRef = builder.objectRef<WrittenMemory>('CreateMemorySuccess').implement({
   fields: (t) => ({
     memory: t.prismaField({
       type: 'Memory',
-      // A fresh write already holds everything the record shows; only a retry reads it back.
-      resolve: (query, written, _args, ctx) =>
-        (written.row as never) ??
-        ctx.db.prisma.memory.findUniqueOrThrow({ ...query, where: { id: written.id } }),
+      // The write already holds the whole record (a fresh one as stored, a retry as read once).
+      resolve: (_query, written) => written.record,
     }),
-    expiresAt: t.expose('expiresAt', {
+    expiresAt: t.field({
       type: 'DateTime',
       nullable: true,
       description: 'The stamped (Analysis) or explicit (Trading/Review) expiry; X5.',
+      resolve: (written) => written.record.expiresAt,
     }),
   }),
 });
 
-export const MemoryLinkInput = builder.inputType('MemoryLinkInput', {
+export const MemoryLinkInputRef = builder.inputType('MemoryLinkInput', {
   fields: (t) => ({
     targetMemoryId: t.field({ type: 'UUID', required: true }),
     linkType: t.string({ required: true }),
@@ -229,11 +175,11 @@ export function recordInputFields(
     content: t.string({ required: true }),
     metadata: t.field({ type: 'JSON', required: false }),
     timeframe: t.string({ required: false }),
-    links: t.field({ type: [MemoryLinkInput], required: false }),
+    links: t.field({ type: [MemoryLinkInputRef], required: false }),
   };
 }
 
-const CreateMemoryInput = builder.inputType('CreateMemoryInput', {
+const CreateMemoryInputRef = builder.inputType('CreateMemoryInput', {
   fields: (t) => ({
     ...recordInputFields(t),
     idempotencyKey: t.string({ required: false }),
@@ -242,7 +188,7 @@ const CreateMemoryInput = builder.inputType('CreateMemoryInput', {
 
 builder.mutationField('createMemory', (t) =>
   t.field({
-    type: CreateMemorySuccess,
+    type: CreateMemorySuccessRef,
     description: 'Writes one record for the calling run (run token). Provenance comes from the token.',
     errors: {
       directResult: true,
@@ -255,11 +201,11 @@ builder.mutationField('createMemory', (t) =>
         IdempotencyConflictError,
       ],
     },
-    args: { input: t.arg({ type: CreateMemoryInput, required: true }) },
+    args: { input: t.arg({ type: CreateMemoryInputRef, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const caller = ctx.caller;
-      if (!caller) throw unauthenticated(ctx.authFailure);
-      if (caller.kind !== 'run') throw forbidden('createMemory needs a run token');
+      if (!caller) throw new UnauthenticatedError(ctx.authFailure);
+      if (caller.kind !== 'run') throw new ForbiddenError('createMemory needs a run token');
       return writeMemory(ctx, caller.run, input, 'graphql');
     },
   }),

@@ -1,12 +1,12 @@
 // Subscription.memoryAdded (L1–L2): the same filter and cursors as the `memories` list.
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { agentForRead } from '../auth/access.js';
-import { badInput } from '../auth/errors.js';
-import { parseAfterCursor, resolveFilter } from '../store/browse.js';
+import { InputError } from '../domain/errors.js';
+import { parseAfterCursor, resolveFilter } from '../domain/memory-filter.js';
 import { encodeCursor } from '../domain/cursor.js';
 import { memoryAddedStream } from '../realtime/memory-added.js';
 import { builder } from './builder.js';
-import { MemoryEdgeRef, MemoryFilterInput } from './browser.js';
+import { MemoryEdgeRef, MemoryFilterRef } from './browser.js';
 
 builder.subscriptionType({});
 
@@ -17,7 +17,7 @@ builder.subscriptionField('memoryAdded', (t) =>
       'New records of the agent that match the filter, once each, in order. With `after` (the cursor of the last record seen) the missed ones are replayed first (L2).',
     args: {
       agentId: t.arg({ type: 'UUID', required: false }),
-      filter: t.arg({ type: MemoryFilterInput, required: false }),
+      filter: t.arg({ type: MemoryFilterRef, required: false }),
       after: t.arg.string({ required: false }),
     },
     subscribe: (_root, args, ctx) => {
@@ -26,7 +26,7 @@ builder.subscriptionField('memoryAdded', (t) =>
       let after = null;
       if (args.after) {
         const parsed = parseAfterCursor(args.after);
-        if (!parsed) throw badInput('after is not a cursor returned by this API', 'after');
+        if (!parsed) throw new InputError('after is not a cursor returned by this API', 'after');
         after = parsed.position;
       }
       const caller = ctx.caller!;

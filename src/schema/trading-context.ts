@@ -1,22 +1,24 @@
 // The trading context (C1–C10) and the decision audit (T3): what an agent knew for an instrument at an instant.
 import { agentForRead } from '../auth/access.js';
-import { forbidden, requireStorableText, unauthenticated } from '../auth/errors.js';
+import { ForbiddenError, requireStorableText, UnauthenticatedError } from '../domain/errors.js';
+import type { ContextResearch } from '../domain/trading-context.js';
 import {
-  findDecisionForAudit,
-  learningsQuery,
   loadTradingContext,
   type ContextCorrectionView,
   type ContextEntryView,
-  type ContextQuery,
-  type ContextResearch,
-  type DecisionForAudit,
   type TradingContextView,
+} from '../service/trading-context.js';
+import {
+  findDecisionForAudit,
+  learningsQuery,
+  type ContextQuery,
+  type DecisionForAudit,
 } from '../store/trading-context.js';
 import type { Database } from '../store/db.js';
 import { builder } from './builder.js';
 import type { GraphQLContext } from './context.js';
 import { MemoryScopeEnum } from './enums.js';
-import { MemoryLinkRef, Provenance } from './memory.js';
+import { MemoryLinkRef, ProvenanceRef } from './memory.js';
 
 const ContextStatusEnum = builder.enumType('ContextStatus', {
   description: 'C3: DISABLED if the producer is disabled at `at`, else STALE if expired at `at`, else FRESH.',
@@ -38,7 +40,7 @@ function contextSource(db: Database, query: ContextQuery): TradingContextSource 
   return { ...query, view: () => (loaded ??= loadTradingContext(db, query)) };
 }
 
-const Research = builder.objectRef<ContextResearch>('Research').implement({
+const ResearchRef = builder.objectRef<ContextResearch>('Research').implement({
   description: 'The complete research of a FRESH entry or correction (C4).',
   fields: (t) => ({
     content: t.exposeString('content'),
@@ -49,19 +51,19 @@ const Research = builder.objectRef<ContextResearch>('Research').implement({
   }),
 });
 
-const ContextEntry = builder.objectRef<ContextEntryView>('ContextEntry').implement({
+const ContextEntryRef = builder.objectRef<ContextEntryView>('ContextEntry').implement({
   description: 'The latest Analysis record of one (producer, type, scope) group (C2).',
   fields: (t) => ({
     memoryId: t.expose('memoryId', { type: 'UUID' }),
     type: t.exposeString('type'),
     scope: t.expose('scope', { type: MemoryScopeEnum }),
     status: t.expose('status', { type: ContextStatusEnum }),
-    provenance: t.field({ type: Provenance, resolve: (entry) => entry.provenance }),
+    provenance: t.field({ type: ProvenanceRef, resolve: (entry) => entry.provenance }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true }),
     expiryPolicy: t.exposeString('expiryPolicy', { nullable: true }),
     research: t.field({
-      type: Research,
+      type: ResearchRef,
       nullable: true,
       description: 'Null unless status is FRESH (C4).',
       resolve: (entry) => entry.research,
@@ -69,7 +71,7 @@ const ContextEntry = builder.objectRef<ContextEntryView>('ContextEntry').impleme
   }),
 });
 
-const ContextCorrection = builder.objectRef<ContextCorrectionView>('ContextCorrection').implement({
+const ContextCorrectionRef = builder.objectRef<ContextCorrectionView>('ContextCorrection').implement({
   description: 'The latest correction of one (producer, scope, target set) group (C6, C7).',
   fields: (t) => ({
     memoryId: t.expose('memoryId', { type: 'UUID' }),
@@ -80,7 +82,7 @@ const ContextCorrection = builder.objectRef<ContextCorrectionView>('ContextCorre
       type: ['UUID'],
       description: 'The records it corrects (its `corrects` links), sorted.',
     }),
-    provenance: t.field({ type: Provenance, resolve: (correction) => correction.provenance }),
+    provenance: t.field({ type: ProvenanceRef, resolve: (correction) => correction.provenance }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     expiresAt: t.expose('expiresAt', {
       type: 'DateTime',
@@ -88,7 +90,7 @@ const ContextCorrection = builder.objectRef<ContextCorrectionView>('ContextCorre
       description: 'min(own expiry, latest expiry among its current originals) (C7).',
     }),
     research: t.field({
-      type: Research,
+      type: ResearchRef,
       nullable: true,
       description: 'Null unless status is FRESH (C7).',
       resolve: (correction) => correction.research,
@@ -96,19 +98,19 @@ const ContextCorrection = builder.objectRef<ContextCorrectionView>('ContextCorre
   }),
 });
 
-const TradingContext = builder.objectRef<TradingContextSource>('TradingContext').implement({
+const TradingContextRef = builder.objectRef<TradingContextSource>('TradingContext').implement({
   description: 'What the agent knew about one instrument at `at` (C1–C10).',
   fields: (t) => ({
     agentId: t.expose('agentId', { type: 'UUID' }),
     instrument: t.exposeString('instrument'),
     at: t.expose('at', { type: 'DateTime' }),
     entries: t.field({
-      type: [ContextEntry],
+      type: [ContextEntryRef],
       description: 'FRESH first, then the rest; newest first inside each part (C4).',
       resolve: async (context) => (await context.view()).entries,
     }),
     corrections: t.field({
-      type: [ContextCorrection],
+      type: [ContextCorrectionRef],
       resolve: async (context) => (await context.view()).corrections,
     }),
     learnings: t.prismaField({
@@ -123,7 +125,7 @@ const TradingContext = builder.objectRef<TradingContextSource>('TradingContext')
 
 builder.queryField('tradingContext', (t) =>
   t.field({
-    type: TradingContext,
+    type: TradingContextRef,
     description:
       'The trading context of one agent for one instrument as of `at` (default now; C1–C10). Run and operator tokens imply their agent; admin passes agentId.',
     args: {
@@ -143,15 +145,15 @@ builder.queryField('tradingContext', (t) =>
 /** T3: operators and Review runs audit their own agent's decisions, admin any; Trading and Analysis runs may not. */
 function auditReadable(ctx: GraphQLContext): { agentId?: string } {
   const caller = ctx.caller;
-  if (!caller) throw unauthenticated(ctx.authFailure);
+  if (!caller) throw new UnauthenticatedError(ctx.authFailure);
   if (caller.kind === 'admin') return {};
   if (caller.kind === 'run' && caller.run.kind !== 'REVIEW') {
-    throw forbidden('Only operators, Review runs and the admin may audit decisions');
+    throw new ForbiddenError('Only operators, Review runs and the admin may audit decisions');
   }
   return { agentId: caller.agentId };
 }
 
-const DecisionAudit = builder.objectRef<DecisionForAudit>('DecisionAudit').implement({
+const DecisionAuditRef = builder.objectRef<DecisionForAudit>('DecisionAudit').implement({
   description: 'A trading decision, everything it links and the context as of its createdAt (T3).',
   fields: (t) => ({
     decision: t.prismaField({
@@ -172,7 +174,7 @@ const DecisionAudit = builder.objectRef<DecisionForAudit>('DecisionAudit').imple
       },
     }),
     contexts: t.field({
-      type: [TradingContext],
+      type: [TradingContextRef],
       description:
         'One trading context per instrument the decision targets (in written order), as of its createdAt (C9); empty for an agent-wide decision.',
       resolve: (audit, _args, ctx) =>
@@ -185,7 +187,7 @@ const DecisionAudit = builder.objectRef<DecisionForAudit>('DecisionAudit').imple
 
 builder.queryField('decisionAudit', (t) =>
   t.field({
-    type: DecisionAudit,
+    type: DecisionAuditRef,
     nullable: true,
     description: 'T3: null when the id is not a trading_decision readable by this token.',
     args: { decisionId: t.arg({ type: 'UUID', required: true }) },

@@ -1,39 +1,120 @@
-// The one write use case (W1–W9, X1–X6) behind GraphQL, REST and the coming MCP tools: store the
-// record, announce it once it has committed, and count the outcome.
-import type { RunIdentity } from '../auth/caller.js';
+// The one write use case (W1–W9, X1–X6) behind GraphQL, REST, the demo and the MCP tools: apply the
+// domain rules, store the record in one statement, announce it once it has committed, count it.
+import { randomUUID } from 'node:crypto';
+import { IdempotencyConflictError, MemoryValidationError, ServiceError } from '../domain/errors.js';
+import { stampWriteExpiry } from '../domain/expiry.js';
+import { requestHash } from '../domain/idempotency.js';
+import type { MemoryLink, MemoryScope, RunIdentity } from '../domain/types.js';
+import { requireWriteShape } from '../domain/write-validation.js';
 import type { Metrics } from '../metrics.js';
 import type { MemoryEvents } from '../realtime/events.js';
 import type { Database } from '../store/db.js';
-import { StoreError } from '../store/errors.js';
-import { createMemory, type CreateMemoryInput, type WrittenMemory } from '../store/memories.js';
+import { isUniqueViolation } from '../store/errors.js';
+import type { MemoryRecord } from '../store/memory-record.js';
+import { findByIdempotencyKey, insertedRecord, insertMemory, type MemoryInsert } from '../store/memories.js';
+
+/** What a run asks to write; provenance and expiry are the service's (W3, X1). */
+export interface MemoryWrite {
+  type: string;
+  scope: MemoryScope;
+  instruments?: string[] | null;
+  content: string;
+  metadata?: unknown;
+  timeframe?: string | null;
+  links?: MemoryLink[] | null;
+  idempotencyKey?: string | null;
+}
+
+export interface WrittenMemory {
+  record: MemoryRecord;
+  /** False when an idempotent retry returned the original record (W8): nothing new to announce. */
+  created: boolean;
+}
 
 export interface WriteDeps {
   db: Database;
-  events: MemoryEvents;
+  events: Pick<MemoryEvents, 'publishMemoryAdded'>;
   metrics?: Metrics;
   now: () => Date;
 }
 
-export type WriteTransport = 'graphql' | 'rest' | 'mcp';
+export type WriteTransport = 'graphql' | 'rest' | 'mcp' | 'demo';
 
 export async function writeMemory(
   deps: WriteDeps,
-  run: RunIdentity,
-  input: CreateMemoryInput,
+  run: RunIdentity & { producerName: string },
+  input: MemoryWrite,
   transport: WriteTransport,
 ): Promise<WrittenMemory> {
   let written: WrittenMemory;
   try {
-    written = await createMemory(deps.db, run, input, deps.now());
+    written = await storeWrite(deps.db, run, input, deps.now());
   } catch (error) {
-    deps.metrics?.writes.inc({
-      transport,
-      code: error instanceof StoreError ? error.code : 'internal_error',
-    });
+    const code = error instanceof ServiceError ? error.code : 'internal_error';
+    deps.metrics?.writes.inc({ transport, code });
     throw error;
   }
   deps.metrics?.writes.inc({ transport, code: written.created ? 'created' : 'retried' });
   // An idempotent retry (W8) announces nothing: its record was announced when it was written.
-  if (written.created) await deps.events.publishMemoryAdded(written);
+  if (written.created) await deps.events.publishMemoryAdded(written.record);
   return written;
+}
+
+async function storeWrite(
+  db: Database,
+  run: RunIdentity & { producerName: string },
+  input: MemoryWrite,
+  now: Date,
+): Promise<WrittenMemory> {
+  const shape = requireWriteShape(input, 'write', run.kind);
+  const key = input.idempotencyKey ?? null;
+  const hash = key === null ? null : requestHash(input);
+  const retryOf = async (): Promise<WrittenMemory | null> => {
+    if (key === null) return null;
+    const existing = await findByIdempotencyKey(db, run.producerId, key);
+    if (existing === null) return null;
+    if (existing.requestHash !== hash) throw new IdempotencyConflictError();
+    return { record: existing, created: false };
+  };
+  const retry = await retryOf();
+  if (retry) return retry;
+
+  // X1–X6: the backend stamps (Analysis) or validates (Trading/Review) expiry.
+  const expiry = stampWriteExpiry({
+    kind: run.kind,
+    schedule: run.schedule,
+    evidenceBoundary: run.evidenceBoundary,
+    publishedAt: now,
+    metadata: shape.metadata,
+  });
+  if (!expiry.ok) throw new MemoryValidationError(expiry.error.field, expiry.error.message);
+
+  const row: MemoryInsert = {
+    id: randomUUID(),
+    agentId: run.agentId,
+    type: input.type,
+    scope: input.scope,
+    content: input.content,
+    metadata: expiry.metadata,
+    timeframe: input.timeframe ?? null,
+    sourceRunId: run.id,
+    producerId: run.producerId,
+    runKind: run.kind,
+    createdAt: now,
+    expiresAt: expiry.expiresAt,
+    expiryPolicy: expiry.expiryPolicy,
+    idempotencyKey: key,
+    requestHash: hash,
+    instruments: shape.instruments,
+    links: shape.links,
+  };
+  try {
+    await insertMemory(db.sql, row, 'write');
+  } catch (error) {
+    // W8 under concurrency: the loser of a race on the same key answers like a retry.
+    const raced = isUniqueViolation(error) ? await retryOf() : null;
+    if (raced) return raced;
+    throw error;
+  }
+  return { record: insertedRecord(row, run), created: true };
 }

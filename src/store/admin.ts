@@ -1,11 +1,12 @@
 // The scheduler's (admin) operations. Each is one transaction; bad input throws a typed error and writes nothing.
 import { randomUUID } from 'node:crypto';
-import { generateToken, hashToken } from '../auth/tokens.js';
+import { generateToken, hashToken } from '../domain/tokens.js';
 import { isSchedule, scheduleMs } from '../domain/schedule.js';
-import { findUnstorableText, quoteInput, type TextInput } from '../domain/text-hygiene.js';
+import { quoteInput } from '../domain/text-hygiene.js';
 import type { RunKind } from '../domain/types.js';
 import type { Database } from './db.js';
-import { ConflictError, InputError, isUniqueViolation, NotFoundError } from './errors.js';
+import { ConflictError, InputError, NotFoundError, requireStorableText } from '../domain/errors.js';
+import { isUniqueViolation } from './errors.js';
 import type { Prisma } from './generated/prisma/client.js';
 
 /** Canonical Hyperliquid names: letters and digits only (`BTC`, `kPEPE`); no `-PERP` suffix. */
@@ -13,16 +14,11 @@ const instrumentIdPattern = /^[A-Za-z0-9]{1,32}$/;
 const terminalStatuses = ['SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
 export type TerminalRunStatus = (typeof terminalStatuses)[number];
 
-/** W10: admin text bound for a text column must be storable; otherwise a typed input error naming its field. */
-function requireStorableText(inputs: readonly TextInput[]): void {
-  const unstorable = findUnstorableText(inputs);
-  if (unstorable) throw new InputError(unstorable.field, unstorable.message);
-}
-
+/** W10: admin text bound for a text column must be storable (requireStorableText) before any rule reads it. */
 export async function createAgent(db: Database, input: { name: string }) {
   requireStorableText([['name', input.name]]);
   const name = input.name.trim();
-  if (!name || name.length > 128) throw new InputError('name', 'name must be 1..128 characters');
+  if (!name || name.length > 128) throw new InputError('name must be 1..128 characters', 'name');
   try {
     return await db.prisma.agent.create({ data: { id: randomUUID(), name } });
   } catch (error) {
@@ -35,8 +31,8 @@ export async function createAgent(db: Database, input: { name: string }) {
 export async function upsertInstrument(db: Database, input: { id: string; active: boolean }) {
   if (!instrumentIdPattern.test(input.id)) {
     throw new InputError(
-      'id',
       'id must be the canonical Hyperliquid name: letters and digits, e.g. "ETH" or "kPEPE"',
+      'id',
     );
   }
   return db.prisma.instrument.upsert({
@@ -66,8 +62,8 @@ export async function setAgentInstruments(db: Database, agentId: string, instrum
     const unknownIndex = instrumentIds.findIndex((id) => !known.has(id));
     if (unknownIndex >= 0) {
       throw new InputError(
-        `instrumentIds[${unknownIndex}]`,
         `instrument ${quoteInput(instrumentIds[unknownIndex])} is not in the catalog (upsertInstrument first)`,
+        `instrumentIds[${unknownIndex}]`,
       );
     }
     const current = await tx.agentInstrument.findMany({ where: { agentId, deselectedAt: null } });
@@ -102,10 +98,10 @@ export async function createProducer(
 ) {
   requireStorableText([['name', input.name]]);
   const name = input.name.trim();
-  if (!name || name.length > 128) throw new InputError('name', 'name must be 1..128 characters');
+  if (!name || name.length > 128) throw new InputError('name must be 1..128 characters', 'name');
   const schedule = input.schedule ?? null;
   if (schedule !== null && !isSchedule(schedule)) {
-    throw new InputError('schedule', 'schedule must be one of 1m 3m 5m 15m 30m 1h 2h 4h 8h 12h 1d, or null');
+    throw new InputError('schedule must be one of 1m 3m 5m 15m 30m 1h 2h 4h 8h 12h 1d, or null', 'schedule');
   }
   try {
     return await db.prisma.$transaction(async (tx) => {
@@ -150,20 +146,20 @@ export async function startRun(
   if (producer.schedule && isSchedule(producer.schedule)) {
     if (!boundary) {
       throw new InputError(
-        'evidenceBoundary',
         `producer ${producer.name} runs every ${producer.schedule}: evidenceBoundary (the candle close) is required`,
+        'evidenceBoundary',
       );
     }
     if (boundary.getTime() % scheduleMs(producer.schedule) !== 0) {
       throw new InputError(
-        'evidenceBoundary',
         `evidenceBoundary must be a ${producer.schedule} candle close (UTC-aligned)`,
+        'evidenceBoundary',
       );
     }
   } else if (boundary) {
     throw new InputError(
-      'evidenceBoundary',
       `producer ${producer.name} is unscheduled: omit evidenceBoundary`,
+      'evidenceBoundary',
     );
   }
   const token = generateToken('run');
@@ -180,7 +176,7 @@ export async function startRun(
       tokenHash: hashToken(token),
     },
   });
-  return { run, token };
+  return { run: { ...run, producerName: producer.name }, token };
 }
 
 /**
@@ -190,7 +186,7 @@ export async function startRun(
  */
 export async function finishRun(db: Database, runId: string, status: string, now: Date) {
   if (!(terminalStatuses as readonly string[]).includes(status)) {
-    throw new InputError('status', 'status must be SUCCEEDED, FAILED or CANCELLED');
+    throw new InputError('status must be SUCCEEDED, FAILED or CANCELLED', 'status');
   }
   return db.sqlTransaction(async (sql) => {
     const [run] = await sql.query<{ status: string; agentId: string; startedAt: Date; tokenHash: string }>(
@@ -218,7 +214,7 @@ export async function createOperatorToken(db: Database, agentId: string, label?:
   if (!agent) throw new NotFoundError(`agent ${agentId} does not exist`);
   requireStorableText([['label', label]]);
   const trimmed = label?.trim() || null;
-  if (trimmed && trimmed.length > 128) throw new InputError('label', 'label must be at most 128 characters');
+  if (trimmed && trimmed.length > 128) throw new InputError('label must be at most 128 characters', 'label');
   const token = generateToken('op');
   const operatorToken = await db.prisma.operatorToken.create({
     data: { id: randomUUID(), agentId, label: trimmed, tokenHash: hashToken(token) },

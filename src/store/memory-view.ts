@@ -1,49 +1,16 @@
-// A record with everything the Memory type shows, for callers outside GraphQL (REST, demo output).
+// A record as the REST mirror and the demo output show it (snake_case), from the one record shape.
 import { freshnessAt } from '../domain/expiry.js';
 import type { Database } from './db.js';
-import type { Memory } from './generated/prisma/client.js';
+import { memoryRecordSelect, toProvenance, type MemoryRecord } from './memory-record.js';
 
 export async function loadMemoryView(db: Database, id: string, now: Date) {
-  const row = await db.prisma.memory.findUnique({
-    where: { id },
-    include: {
-      targets: { select: { instrumentId: true }, orderBy: { position: 'asc' } },
-      links: { select: { linkType: true, targetMemoryId: true }, orderBy: { position: 'asc' } },
-      sourceRun: { include: { producer: { select: { name: true } } } },
-    },
-  });
-  if (!row) return null;
-  return toMemoryView(row, now);
+  const row = await db.prisma.memory.findUnique({ where: { id }, select: memoryRecordSelect });
+  return row && toMemoryView(row, now);
 }
 
-type ViewRow = Pick<
-  Memory,
-  | 'id'
-  | 'agentId'
-  | 'type'
-  | 'scope'
-  | 'content'
-  | 'metadata'
-  | 'timeframe'
-  | 'createdAt'
-  | 'expiresAt'
-  | 'expiryPolicy'
-> & {
-  targets: { instrumentId: string }[];
-  links: { linkType: string; targetMemoryId: string }[];
-  sourceRun: {
-    id: string;
-    producerId: string;
-    kind: string;
-    schedule: string | null;
-    evidenceBoundary: Date | null;
-    status: string;
-    producer: { name: string };
-  } | null;
-};
-
 /** The REST (snake_case) view of a record. */
-export function toMemoryView(row: ViewRow, now: Date) {
+export function toMemoryView(row: MemoryRecord, now: Date) {
+  const provenance = row.sourceRun && toProvenance(row.sourceRun);
   return {
     id: row.id,
     agent_id: row.agentId,
@@ -57,17 +24,15 @@ export function toMemoryView(row: ViewRow, now: Date) {
     expires_at: row.expiresAt?.toISOString() ?? null,
     expiry_policy: row.expiryPolicy,
     freshness: freshnessAt(row.expiresAt, now),
-    provenance: row.sourceRun
-      ? {
-          run_id: row.sourceRun.id,
-          producer_id: row.sourceRun.producerId,
-          producer_name: row.sourceRun.producer.name,
-          kind: row.sourceRun.kind,
-          schedule: row.sourceRun.schedule,
-          evidence_boundary: row.sourceRun.evidenceBoundary?.toISOString() ?? null,
-          run_status: row.sourceRun.status,
-        }
-      : null,
+    provenance: provenance && {
+      run_id: provenance.runId,
+      producer_id: provenance.producerId,
+      producer_name: provenance.producerName,
+      kind: provenance.kind,
+      schedule: provenance.schedule,
+      evidence_boundary: provenance.evidenceBoundary?.toISOString() ?? null,
+      run_status: provenance.runStatus,
+    },
     links: row.links.map((l) => ({ target_memory_id: l.targetMemoryId, link_type: l.linkType })),
   };
 }

@@ -1,6 +1,6 @@
 // Token lookups by hash (tokens themselves are never stored): which run or operator a bearer token
 // belongs to, and which of a set of tokens still authenticate (S6, W9, L4).
-import type { RunKind } from '../domain/types.js';
+import type { RunKind, RunStatus } from '../domain/types.js';
 import type { Sql } from './db.js';
 
 export interface RunTokenRow {
@@ -11,7 +11,7 @@ export interface RunTokenRow {
   kind: RunKind;
   schedule: string | null;
   evidenceBoundary: Date | null;
-  status: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
+  status: RunStatus;
 }
 
 export interface OperatorTokenRow {

@@ -1,20 +1,13 @@
 // The trading context's reads (C1–C10, T3). ONE indexed statement returns the candidates (C1, the
 // latest of each group by index probes, C2, the corrections, C6) with provenance, producer enablement
-// at `at` and the research of the unexpired ones; the pure decision in ../domain/trading-context.ts
-// decides status and projection (C2–C7). Learnings (C10) are Memory records, read through Prisma.
-import {
-  decideTradingContext,
-  type ContextCandidate,
-  type ContextStatus,
-  type CorrectionCandidate,
-  type CorrectionStatus,
-} from '../domain/trading-context.js';
-import type { MemoryScope, RunKind } from '../domain/types.js';
+// at `at` and the research of the unexpired ones; ../service/trading-context.ts hands them to the pure
+// decision. Learnings (C10) and the audited decision (T3) are Memory records, read through Prisma.
+import type { ContextCandidate, ContextResearch, CorrectionCandidate } from '../domain/trading-context.js';
+import type { MemoryScope, Provenance, RunKind, RunStatus } from '../domain/types.js';
+import { AGENT_LEARNINGS, CORRECTS, TRADING_DECISION } from '../domain/write-validation.js';
 import type { Database } from './db.js';
 import { Prisma } from './generated/prisma/client.js';
 
-export const TRADING_DECISION = 'trading_decision';
-export const AGENT_LEARNINGS = 'agent_learnings';
 /** C10: at most this many learnings are listed. */
 export const LEARNINGS_LIMIT = 20;
 
@@ -25,167 +18,121 @@ export interface ContextQuery {
   at: Date;
 }
 
-/** The run that wrote a record; the same shape as the GraphQL `Provenance`. */
-export interface ContextProvenance {
-  runId: string;
-  producerId: string;
-  producerName: string;
-  kind: RunKind;
-  schedule: string | null;
-  evidenceBoundary: Date | null;
-  runStatus: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
-}
-
-/** C4: the complete research of a FRESH entry or correction. */
-export interface ContextResearch {
-  content: string;
-  metadata: unknown;
-  timeframe: string | null;
-  instruments: string[];
-  links: { linkType: string; targetMemoryId: string }[];
-}
-
-export interface ContextEntryView {
-  memoryId: string;
-  type: string;
-  scope: MemoryScope;
-  status: ContextStatus;
-  provenance: ContextProvenance;
-  createdAt: Date;
-  expiresAt: Date | null;
-  expiryPolicy: string | null;
-  research: ContextResearch | null;
-}
-
-export interface ContextCorrectionView {
-  memoryId: string;
-  type: string;
-  scope: MemoryScope;
-  status: CorrectionStatus;
-  correctionTargetIds: string[];
-  provenance: ContextProvenance;
-  createdAt: Date;
-  /** C7: min(own expiry, latest expiry among its current originals). */
-  expiresAt: Date | null;
-  research: ContextResearch | null;
-}
-
-export interface TradingContextView {
-  entries: ContextEntryView[];
-  corrections: ContextCorrectionView[];
-}
-
-// Each statement returns its rows as ONE json value of arrays (instants as epoch milliseconds): one
-// JSON.parse instead of per-value type parsing keeps the Node side cheap for hundreds of rows.
-
-/** A kept entry (C2) or a correction candidate (C6), as the candidate statement returns it. */
-type CandidateTuple = [
-  id: string,
-  producerId: string,
-  type: string,
-  scope: MemoryScope,
-  createdAt: number,
-  expiresAt: number | null,
-  expiryPolicy: string | null,
-  isCorrection: boolean,
-  runId: string,
-  runKind: RunKind,
-  schedule: string | null,
-  evidenceBoundary: number | null,
-  runStatus: ContextProvenance['runStatus'],
-  producerName: string,
-  /** Entries only: the producer's enablement at `at` (null: no change recorded yet ⇒ enabled). */
-  enabled: boolean | null,
-  /** Corrections only: the targets of its `corrects` links. */
-  correctionTargetIds: string[] | null,
-  /** Only for records not expired at `at`: the research a FRESH status shows. */
-  research: ResearchTuple | null,
-];
-
-type ResearchTuple = [
-  content: string,
-  metadata: unknown,
-  timeframe: string | null,
-  instruments: string[],
-  links: { linkType: string; targetMemoryId: string }[],
-];
-
 /** What the decision needs, plus what the answer shows of every kept record. */
-interface Shown {
-  provenance: ContextProvenance;
+export interface Shown {
+  provenance: Provenance;
   expiryPolicy: string | null;
+  /** Only for records not expired at `at`: the research a FRESH status shows (C4). */
   research: ContextResearch | null;
 }
-type EntryCandidate = ContextCandidate & Shown;
-type CorrectionRowCandidate = CorrectionCandidate & Shown;
+export type EntryCandidate = ContextCandidate & Shown;
+export type CorrectionRowCandidate = CorrectionCandidate & Shown;
 
-function epochMs(column: Prisma.Sql): Prisma.Sql {
-  return Prisma.sql`(extract(epoch FROM ${column}) * 1000)::bigint`;
+export interface ContextCandidates {
+  entries: EntryCandidate[];
+  corrections: CorrectionRowCandidate[];
+  /** C3/C9: each entry producer's enablement at `at`. */
+  enabledAt: (producerId: string) => boolean;
+}
+
+/** One row of the candidate statement, by name (instants as epoch milliseconds, cheap to parse). */
+interface CandidateRow {
+  id: string;
+  producerId: string;
+  type: string;
+  scope: MemoryScope;
+  createdAt: number;
+  expiresAt: number | null;
+  expiryPolicy: string | null;
+  isCorrection: boolean;
+  runId: string;
+  runKind: RunKind;
+  schedule: string | null;
+  evidenceBoundary: number | null;
+  runStatus: RunStatus;
+  producerName: string;
+  /** Entries only: the producer's enablement at `at` (null: no change recorded yet ⇒ enabled). */
+  enabled: boolean | null;
+  /** Corrections only: the targets of its `corrects` links. */
+  correctionTargetIds: string[] | null;
+  research: ContextResearch | null;
+}
+
+const epochMs = (column: string) => Prisma.raw(`(extract(epoch FROM ${column}) * 1000)::bigint`);
+
+/**
+ * C1: the Analysis records of this context by scope — instrument-targeting ones through MemoryTarget
+ * (alias t), agent-wide ones from Memory (alias m); `correction` picks entries (C2) or corrections (C6).
+ */
+function analysisOf(
+  { agentId, instrument }: ContextQuery,
+  alias: 't' | 'm',
+  correction: boolean,
+): Prisma.Sql {
+  const isCorrection = Prisma.raw(correction ? 'true' : 'false');
+  return alias === 't'
+    ? Prisma.sql`t."agentId" = ${agentId}::uuid AND t."instrumentId" = ${instrument}
+        AND t."runKind" = 'ANALYSIS' AND t."isCorrection" = ${isCorrection}`
+    : Prisma.sql`m."agentId" = ${agentId}::uuid AND m."runKind" = 'ANALYSIS' AND m.scope = 'AGENT'
+        AND m."isCorrection" = ${isCorrection}`;
 }
 
 /**
- * C1 + C2 + C6 candidates in one statement. Kept entries: a recursive skip scan over the context
- * index visits each (producer, type) group once and reads its newest record; when that one was
- * created after `at` (C9) a second probe finds the latest at or before `at` (instrument-targeting
- * records from MemoryTarget, agent-wide ones from Memory). Corrections: every Analysis correction of
- * the same scope/instrument filter created by `at` (grouping by target set is the domain's, C6).
+ * One group scan of C2: a recursive skip scan over the context index visits each (producer, type)
+ * group once and reads its newest record (`id` is the record's id under either alias).
+ */
+function latestPerGroup(query: ContextQuery, alias: 't' | 'm'): Prisma.Sql {
+  const from = Prisma.raw(alias === 't' ? `"MemoryTarget" t` : `"Memory" m`);
+  const cols = Prisma.raw(
+    alias === 't'
+      ? `t."producerId", t.type, t."createdAt", t."memoryId"`
+      : `m."producerId", m.type, m."createdAt", m.id`,
+  );
+  const order = Prisma.raw(
+    alias === 't'
+      ? `t."producerId", t.type, t."createdAt" DESC, t."memoryId" DESC`
+      : `m."producerId", m.type, m."createdAt" DESC, m.id DESC`,
+  );
+  const next = Prisma.raw(`(${alias}."producerId", ${alias}.type) > (g."producerId", g.type)`);
+  const predicate = analysisOf(query, alias, false);
+  return Prisma.sql`(SELECT ${cols} AS id FROM ${from} WHERE ${predicate} ORDER BY ${order} LIMIT 1)
+      UNION ALL
+      SELECT nxt.* FROM ${Prisma.raw(alias === 't' ? 'instrument_group' : 'agent_group')} g CROSS JOIN LATERAL (
+        SELECT ${cols} FROM ${from} WHERE ${predicate} AND ${next} ORDER BY ${order} LIMIT 1) nxt`;
+}
+
+/** C9: when a group's newest record is after `at`, its latest record at or before `at`. */
+function latestAtOrBefore(query: ContextQuery, alias: 't' | 'm'): Prisma.Sql {
+  const id = Prisma.raw(alias === 't' ? 't."memoryId"' : 'm.id');
+  const from = Prisma.raw(alias === 't' ? `"MemoryTarget" t` : `"Memory" m`);
+  return Prisma.sql`CASE WHEN g."createdAt" <= ${query.at} THEN g.id ELSE (
+               SELECT ${id} FROM ${from}
+                WHERE ${analysisOf(query, alias, false)} AND ${Prisma.raw(alias)}."producerId" = g."producerId"
+                  AND ${Prisma.raw(alias)}.type = g.type AND ${Prisma.raw(alias)}."createdAt" <= ${query.at}
+                ORDER BY ${Prisma.raw(alias)}."createdAt" DESC, ${id} DESC LIMIT 1)
+             END`;
+}
+
+/**
+ * C1 + C2 + C6 candidates in one statement: each group's latest entry at `at` (instrument-targeting
+ * and agent-wide), every correction created by `at` (grouping by target set is the domain's, C6).
  * Each row carries its provenance (each run looked up once); entries their producer's enablement at
  * `at` (C3, C9); corrections their `corrects` targets; unexpired records their research (C4).
  */
-function candidatesStatement({ agentId, instrument, at }: ContextQuery): Prisma.Sql {
+function candidatesStatement(query: ContextQuery): Prisma.Sql {
+  const { agentId, at } = query;
   return Prisma.sql`
     WITH RECURSIVE
-    instrument_group AS (
-      (SELECT t."producerId", t.type, t."createdAt", t."memoryId" AS id FROM "MemoryTarget" t
-        WHERE t."agentId" = ${agentId}::uuid AND t."instrumentId" = ${instrument}
-          AND t."runKind" = 'ANALYSIS' AND t."isCorrection" = false
-        ORDER BY t."producerId", t.type, t."createdAt" DESC, t."memoryId" DESC LIMIT 1)
-      UNION ALL
-      SELECT nxt.* FROM instrument_group g CROSS JOIN LATERAL (
-        SELECT t."producerId", t.type, t."createdAt", t."memoryId" FROM "MemoryTarget" t
-         WHERE t."agentId" = ${agentId}::uuid AND t."instrumentId" = ${instrument}
-           AND t."runKind" = 'ANALYSIS' AND t."isCorrection" = false
-           AND (t."producerId", t.type) > (g."producerId", g.type)
-         ORDER BY t."producerId", t.type, t."createdAt" DESC, t."memoryId" DESC LIMIT 1) nxt
-    ),
-    agent_group AS (
-      (SELECT m."producerId", m.type, m."createdAt", m.id FROM "Memory" m
-        WHERE m."agentId" = ${agentId}::uuid AND m."runKind" = 'ANALYSIS' AND m.scope = 'AGENT'
-          AND m."isCorrection" = false
-        ORDER BY m."producerId", m.type, m."createdAt" DESC, m.id DESC LIMIT 1)
-      UNION ALL
-      SELECT nxt.* FROM agent_group g CROSS JOIN LATERAL (
-        SELECT m."producerId", m.type, m."createdAt", m.id FROM "Memory" m
-         WHERE m."agentId" = ${agentId}::uuid AND m."runKind" = 'ANALYSIS' AND m.scope = 'AGENT'
-           AND m."isCorrection" = false AND (m."producerId", m.type) > (g."producerId", g.type)
-         ORDER BY m."producerId", m.type, m."createdAt" DESC, m.id DESC LIMIT 1) nxt
-    ),
+    instrument_group AS (${latestPerGroup(query, 't')}),
+    agent_group AS (${latestPerGroup(query, 'm')}),
     picked AS (
-      SELECT CASE WHEN g."createdAt" <= ${at} THEN g.id ELSE (
-               SELECT t."memoryId" FROM "MemoryTarget" t
-                WHERE t."agentId" = ${agentId}::uuid AND t."instrumentId" = ${instrument}
-                  AND t."runKind" = 'ANALYSIS' AND t."isCorrection" = false
-                  AND t."producerId" = g."producerId" AND t.type = g.type AND t."createdAt" <= ${at}
-                ORDER BY t."createdAt" DESC, t."memoryId" DESC LIMIT 1)
-             END AS id, false AS "isCorrection"
-        FROM instrument_group g
+      SELECT ${latestAtOrBefore(query, 't')} AS id, false AS "isCorrection" FROM instrument_group g
       UNION ALL
-      SELECT CASE WHEN g."createdAt" <= ${at} THEN g.id ELSE (
-               SELECT m.id FROM "Memory" m
-                WHERE m."agentId" = ${agentId}::uuid AND m."runKind" = 'ANALYSIS' AND m.scope = 'AGENT'
-                  AND m."isCorrection" = false AND m."producerId" = g."producerId" AND m.type = g.type
-                  AND m."createdAt" <= ${at}
-                ORDER BY m."createdAt" DESC, m.id DESC LIMIT 1)
-             END, false
-        FROM agent_group g
+      SELECT ${latestAtOrBefore(query, 'm')}, false FROM agent_group g
       UNION ALL
-      SELECT t."memoryId", true FROM "MemoryTarget" t
-       WHERE t."agentId" = ${agentId}::uuid AND t."instrumentId" = ${instrument}
-         AND t."runKind" = 'ANALYSIS' AND t."isCorrection" = true AND t."createdAt" <= ${at}
+      SELECT t."memoryId", true FROM "MemoryTarget" t WHERE ${analysisOf(query, 't', true)} AND t."createdAt" <= ${at}
       UNION ALL
-      SELECT m.id, true FROM "Memory" m
-       WHERE m."agentId" = ${agentId}::uuid AND m."runKind" = 'ANALYSIS' AND m.scope = 'AGENT'
-         AND m."isCorrection" = true AND m."createdAt" <= ${at}
+      SELECT m.id, true FROM "Memory" m WHERE ${analysisOf(query, 'm', true)} AND m."createdAt" <= ${at}
     ),
     -- C3/C9: each producer's latest enablement change at or before at (equal instants ⇒ its current state).
     producer AS MATERIALIZED (
@@ -206,20 +153,22 @@ function candidatesStatement({ agentId, instrument, at }: ContextQuery): Prisma.
       SELECT r.id, r.kind, r.schedule, r."evidenceBoundary", r.status FROM "Run" r
        WHERE r.id IN (SELECT "sourceRunId" FROM row)
     )
-    SELECT json_agg(json_build_array(
-             m.id, m."producerId", m.type, m.scope, ${epochMs(Prisma.sql`m."createdAt"`)},
-             ${epochMs(Prisma.sql`m."expiresAt"`)}, m."expiryPolicy", m."isCorrection",
-             r.id, r.kind, r.schedule, ${epochMs(Prisma.sql`r."evidenceBoundary"`)}, r.status, pr.name,
-             CASE WHEN NOT m."isCorrection" THEN pr.enabled END,
-             CASE WHEN m."isCorrection" THEN ARRAY(
+    SELECT json_agg(json_build_object(
+             'id', m.id, 'producerId', m."producerId", 'type', m.type, 'scope', m.scope,
+             'createdAt', ${epochMs('m."createdAt"')}, 'expiresAt', ${epochMs('m."expiresAt"')},
+             'expiryPolicy', m."expiryPolicy", 'isCorrection', m."isCorrection",
+             'runId', r.id, 'runKind', r.kind, 'schedule', r.schedule,
+             'evidenceBoundary', ${epochMs('r."evidenceBoundary"')}, 'runStatus', r.status, 'producerName', pr.name,
+             'enabled', CASE WHEN NOT m."isCorrection" THEN pr.enabled END,
+             'correctionTargetIds', CASE WHEN m."isCorrection" THEN ARRAY(
                SELECT l."targetMemoryId" FROM "MemoryLink" l
-                WHERE l."memoryId" = m.id AND l."linkType" = 'corrects' ORDER BY l.position)
+                WHERE l."memoryId" = m.id AND l."linkType" = ${CORRECTS} ORDER BY l.position)
              END,
              -- C4: only a record unexpired at at can be shown FRESH, so only those carry their research.
-             CASE WHEN m."expiresAt" IS NULL OR m."expiresAt" > ${at} THEN json_build_array(
-               m.content, m.metadata, m.timeframe,
-               ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."memoryId" = m.id ORDER BY t.position),
-               coalesce((SELECT json_agg(json_build_object('linkType', l."linkType", 'targetMemoryId', l."targetMemoryId")
+             'research', CASE WHEN m."expiresAt" IS NULL OR m."expiresAt" > ${at} THEN json_build_object(
+               'content', m.content, 'metadata', m.metadata, 'timeframe', m.timeframe,
+               'instruments', ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."memoryId" = m.id ORDER BY t.position),
+               'links', coalesce((SELECT json_agg(json_build_object('linkType', l."linkType", 'targetMemoryId', l."targetMemoryId")
                                          ORDER BY l.position)
                            FROM "MemoryLink" l WHERE l."memoryId" = m.id), '[]'))
              END)) AS rows
@@ -230,89 +179,44 @@ function candidatesStatement({ agentId, instrument, at }: ContextQuery): Prisma.
 
 const dateOf = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));
 
-/** The trading context of one agent for one instrument as of `at` (C1–C9); learnings are separate (C10). */
-export async function loadTradingContext(db: Database, query: ContextQuery): Promise<TradingContextView> {
-  const [result] = await db.prisma.$queryRaw<[{ rows: CandidateTuple[] | null }]>(candidatesStatement(query));
-  const candidates: EntryCandidate[] = [];
+function toCandidate(row: CandidateRow): EntryCandidate {
+  return {
+    id: row.id,
+    producerId: row.producerId,
+    type: row.type,
+    scope: row.scope,
+    createdAt: new Date(row.createdAt),
+    expiresAt: dateOf(row.expiresAt),
+    expiryPolicy: row.expiryPolicy,
+    provenance: {
+      runId: row.runId,
+      producerId: row.producerId,
+      producerName: row.producerName,
+      kind: row.runKind,
+      schedule: row.schedule,
+      evidenceBoundary: dateOf(row.evidenceBoundary),
+      runStatus: row.runStatus,
+    },
+    research: row.research,
+  };
+}
+
+/** The candidates of one agent's context for one instrument as of `at` (C1, C2, C6, C3 inputs). */
+export async function loadContextCandidates(db: Database, query: ContextQuery): Promise<ContextCandidates> {
+  const [result] = await db.prisma.$queryRaw<[{ rows: CandidateRow[] | null }]>(candidatesStatement(query));
+  const entries: EntryCandidate[] = [];
   const corrections: CorrectionRowCandidate[] = [];
   const enabled = new Map<string, boolean>();
   for (const row of result?.rows ?? []) {
-    const [id, producerId, type, scope, createdAt, expiresAt, expiryPolicy, isCorrection, ...rest] = row;
-    const [runId, kind, schedule, evidenceBoundary, runStatus, producerName, on, targets, body] = rest;
-    const base = {
-      id,
-      producerId,
-      type,
-      scope,
-      createdAt: new Date(createdAt),
-      expiresAt: dateOf(expiresAt),
-      expiryPolicy,
-      provenance: {
-        runId,
-        producerId,
-        producerName,
-        kind,
-        schedule,
-        evidenceBoundary: dateOf(evidenceBoundary),
-        runStatus,
-      },
-      research: body && {
-        content: body[0],
-        metadata: body[1],
-        timeframe: body[2],
-        instruments: body[3],
-        links: body[4],
-      },
-    };
-    if (isCorrection) {
-      corrections.push({ ...base, correctionTargetIds: targets ?? [] });
+    if (row.isCorrection) {
+      corrections.push({ ...toCandidate(row), correctionTargetIds: row.correctionTargetIds ?? [] });
     } else {
-      candidates.push(base);
+      entries.push(toCandidate(row));
       // No recorded change at `at` means the producer did not exist yet (legacy history): enabled.
-      enabled.set(producerId, on ?? true);
+      enabled.set(row.producerId, row.enabled ?? true);
     }
   }
-
-  const decided = decideTradingContext({
-    at: query.at,
-    candidates,
-    corrections,
-    enabledAt: (producerId) => enabled.get(producerId) ?? true,
-  });
-
-  // C4/C7: research only with a FRESH status; a FRESH record is unexpired at `at`, so the statement returned it.
-  const researchOf = (record: Shown & { id: string }, withResearch: boolean): ContextResearch | null => {
-    if (!withResearch) return null;
-    if (!record.research) throw new Error(`research of FRESH record ${record.id} was not loaded`);
-    return record.research;
-  };
-
-  return {
-    entries: decided.entries.map(({ record, status, withResearch }) => ({
-      memoryId: record.id,
-      type: record.type,
-      scope: record.scope,
-      status,
-      provenance: record.provenance,
-      createdAt: record.createdAt,
-      expiresAt: record.expiresAt,
-      expiryPolicy: record.expiryPolicy,
-      research: researchOf(record, withResearch),
-    })),
-    corrections: decided.corrections.map(
-      ({ record, status, expiresAt, correctionTargetIds, withResearch }) => ({
-        memoryId: record.id,
-        type: record.type,
-        scope: record.scope,
-        status,
-        correctionTargetIds,
-        provenance: record.provenance,
-        createdAt: record.createdAt,
-        expiresAt,
-        research: researchOf(record, withResearch),
-      }),
-    ),
-  };
+  return { entries, corrections, enabledAt: (producerId) => enabled.get(producerId) ?? true };
 }
 
 /** C10: the agent's learnings (any writer kind), agent-wide or targeting the instrument, as of `at`, newest first. */

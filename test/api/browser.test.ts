@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GraphQLError } from 'graphql';
 import { encodeCursor } from '../../src/domain/cursor.js';
-import { listMemoryIdsAfter, matchesFilter, resolveFilter } from '../../src/store/browse.js';
+import { matchesFilter, resolveFilter } from '../../src/domain/memory-filter.js';
+import { listMemoryIdsAfter } from '../../src/store/browse.js';
 import {
   createAgentFixture,
   startHarness,

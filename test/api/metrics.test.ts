@@ -11,6 +11,7 @@ import {
   type Harness,
 } from '../support/harness.js';
 import { subscribeWs, wsClient } from '../support/live.js';
+import { waitUntil } from '../support/write-ledger.js';
 
 let h: Harness;
 let base: string;
@@ -72,7 +73,11 @@ describe('metrics', () => {
   it('shows open sockets and subscriptions and counts deliveries', async () => {
     const client = wsClient(base, fx.operatorToken);
     const sub = subscribeWs(client, { filter: { types: ['metered'] } });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The subscription is open once the server has registered it (a loaded machine may take a while).
+    await waitUntil(
+      'the subscription to open',
+      async () => (await scrape()).get('memory_subscriptions_open') === 1,
+    );
     let samples = await scrape();
     expect(samples.get('memory_websockets_open')).toBe(1);
     expect(samples.get('memory_subscriptions_open')).toBe(1);
@@ -82,7 +87,10 @@ describe('metrics', () => {
     expect(samples.get('memory_deliveries_total{source="live"}')).toBe(1);
     await sub.stop();
     await client.dispose();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitUntil(
+      'the subscription to close',
+      async () => (await scrape()).get('memory_subscriptions_open') === 0,
+    );
     samples = await scrape();
     expect(samples.get('memory_subscriptions_open')).toBe(0);
   });

@@ -1,8 +1,8 @@
 // W9: a run writes only while it is RUNNING, checked atomically with the insert; finishing a run
 // waits for writes in flight and never stamps a finishedAt before the run's last record.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunNotRunningError } from '../../src/store/errors.js';
-import { createMemory } from '../../src/store/memories.js';
+import { RunNotRunningError } from '../../src/domain/errors.js';
+import { writeMemory } from '../../src/service/write-memory.js';
 import {
   CREATE_MEMORY,
   createAgentFixture,
@@ -49,9 +49,9 @@ describe('W9: runs write only while RUNNING', () => {
     const identity = await runIdentity(run.runId); // resolved while RUNNING, as a cached caller would be
     await finish(run.runId);
     const before = await h.db.prisma.memory.count();
-    await expect(createMemory(h.db, identity, note('late'), new Date())).rejects.toBeInstanceOf(
-      RunNotRunningError,
-    );
+    await expect(
+      writeMemory({ db: h.db, events: h.events, now: () => new Date() }, identity, note('late'), 'graphql'),
+    ).rejects.toBeInstanceOf(RunNotRunningError);
     expect(await h.db.prisma.memory.count()).toBe(before);
     expect(await h.db.prisma.memoryTarget.count({ where: { memory: { sourceRunId: run.runId } } })).toBe(0);
   });

@@ -1,0 +1,164 @@
+// The service's typed failures, one class per case, and the one place their codes live.
+//
+// Code convention (documented once, README "Errors"): `code` is the GraphQL `extensions.code`.
+// Request-level failures use GraphQL's SCREAMING_SNAKE vocabulary (UNAUTHENTICATED, FORBIDDEN,
+// BAD_USER_INPUT, NOT_FOUND, CONFLICT, INTERNAL_SERVER_ERROR); a write's typed outcomes (the
+// CreateMemoryResult members, the REST 4xx bodies, the MCP tool errors) use the contract's snake_case
+// machine codes (invalid_memory_link, …). `details()` are the fields a client acts on; GraphQL,
+// REST and MCP all read them from here, so nothing classifies an error by its message (W5).
+import { findUnstorableText, quoteInput, type TextInput } from './text-hygiene.js';
+
+export abstract class ServiceError extends Error {
+  abstract readonly code: string;
+  /** HTTP status when this failure decides the whole response (auth); otherwise the transport's default. */
+  readonly httpStatus?: number;
+  override get name(): string {
+    return this.constructor.name;
+  }
+  /** The machine-readable fields beside `code` (field, linkIndex, instrumentIndex, index). */
+  details(): Record<string, unknown> {
+    return {};
+  }
+  /** What GraphQL puts in `extensions` (Yoga reads and strips `http`). */
+  extensions(): Record<string, unknown> {
+    return {
+      code: this.code,
+      ...this.details(),
+      ...(this.httpStatus ? { http: { status: this.httpStatus } } : {}),
+    };
+  }
+}
+
+/** No caller: no token, an unknown token, or one that stopped authenticating (W9, S6). */
+export class UnauthenticatedError extends ServiceError {
+  readonly code = 'UNAUTHENTICATED';
+  override readonly httpStatus = 401;
+  constructor(reason?: string | null) {
+    super(reason ? `Not authenticated: ${reason}` : 'Not authenticated: send Authorization: Bearer <token>');
+  }
+}
+
+/** W9: the writing run is no longer RUNNING (finished while the write was on its way); REST answers 401. */
+export class RunNotRunningError extends ServiceError {
+  readonly code = 'UNAUTHENTICATED';
+  constructor(runId: string | null, status: string | null) {
+    super(`Not authenticated: run ${runId ?? 'unknown'} is ${status ?? 'unknown'}`);
+  }
+}
+
+export class ForbiddenError extends ServiceError {
+  readonly code = 'FORBIDDEN';
+  override readonly httpStatus = 403;
+  constructor(message = 'This token may not do that') {
+    super(message);
+  }
+}
+
+/** A request the caller can fix (bad argument combination, unknown reference); never a server fault. */
+export class InputError extends ServiceError {
+  readonly code = 'BAD_USER_INPUT';
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+  override details() {
+    return this.field === undefined ? {} : { field: this.field };
+  }
+}
+
+/** W10 for read and admin arguments: text PostgreSQL cannot store is BAD_USER_INPUT naming its field. */
+export function requireStorableText(inputs: readonly TextInput[]): void {
+  const unstorable = findUnstorableText(inputs);
+  if (unstorable) throw new InputError(unstorable.message, unstorable.field);
+}
+
+export class NotFoundError extends ServiceError {
+  readonly code = 'NOT_FOUND';
+}
+
+export class ConflictError extends ServiceError {
+  readonly code = 'CONFLICT';
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+  override details() {
+    return this.field === undefined ? {} : { field: this.field };
+  }
+}
+
+/** Write-path failures that are union members of CreateMemoryResult (W*). */
+export abstract class MemoryWriteError extends ServiceError {}
+
+export class InvalidMemoryLinkError extends MemoryWriteError {
+  readonly code = 'invalid_memory_link';
+  constructor(readonly linkIndex: number) {
+    // W4: one answer for nonexistent and foreign ids (no existence oracle).
+    super(
+      `links[${linkIndex}].target_memory_id is unavailable; copy the exact ID from authorized same-agent context and retry once`,
+    );
+  }
+  override details() {
+    return { linkIndex: this.linkIndex };
+  }
+}
+
+export class InvalidMemoryTargetError extends MemoryWriteError {
+  readonly code = 'invalid_memory_target';
+  constructor(
+    readonly instrumentIndex: number,
+    instrument: string,
+  ) {
+    super(
+      `instruments[${instrumentIndex}] ${quoteInput(instrument)} is not an active instrument selected by this agent; use the exact canonical name (e.g. "ETH")`,
+    );
+  }
+  override details() {
+    return { instrumentIndex: this.instrumentIndex };
+  }
+}
+
+export class MemoryValidationError extends MemoryWriteError {
+  readonly code = 'validation_error';
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+  override details() {
+    return { field: this.field };
+  }
+}
+
+export class ReservedMemoryTypeError extends MemoryWriteError {
+  readonly code = 'reserved_memory_type';
+}
+
+export class IdempotencyConflictError extends MemoryWriteError {
+  readonly code = 'idempotency_conflict';
+  constructor() {
+    super(
+      'idempotencyKey was already used by this producer for a different write; use a new key for new content',
+    );
+  }
+}
+
+/** I4: an import batch fails as a whole and names the bad item. */
+export class ImportItemError extends ServiceError {
+  readonly code: string;
+  constructor(
+    readonly index: number,
+    override readonly cause: ServiceError,
+  ) {
+    super(`input[${index}]: ${cause.message}`);
+    this.code = cause.code;
+  }
+  override details() {
+    return { index: this.index, ...this.cause.details() };
+  }
+}

@@ -1,0 +1,177 @@
+// The operator browser's filter (B3, B5) and page cursors (B4), as pure rules: a filter resolved
+// once at `now`, the live-update predicate (L1), and cursors that pin the list they came from.
+import { createHash } from 'node:crypto';
+import { decodeCursor, encodeCursor, type CursorPosition } from './cursor.js';
+import { InputError, requireStorableText } from './errors.js';
+import { quoteInput } from './text-hygiene.js';
+import { resolveTimeWindow, type ResolvedWindow, type TimeWindowInput } from './time-window.js';
+import { TYPE_PATTERN } from './write-validation.js';
+
+/** The `MemoryFilter` argument as GraphQL hands it over. */
+export interface MemoryFilterArgs {
+  types?: readonly string[] | null;
+  window?: TimeWindowInput | null;
+}
+
+/** A filter with its window resolved to absolute bounds; `null` means "no restriction". */
+export interface ResolvedFilter {
+  types: string[] | null;
+  window: ResolvedWindow | null;
+}
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 200;
+export const MAX_FILTER_TYPES = 100;
+
+/**
+ * Validates and resolves a filter at `now` (B3). An empty or absent `types` list means all types.
+ * Throws BAD_USER_INPUT naming the field (`types[2]`, `window.timeZone`, …).
+ */
+export function resolveFilter(filter: MemoryFilterArgs | null | undefined, now: Date): ResolvedFilter {
+  // W10: every text argument of the filter, before any rule reads it.
+  requireStorableText([
+    ...(filter?.types ?? []).map((type, index) => [`types[${index}]`, type] as const),
+    ['window.timeZone', filter?.window?.timeZone],
+  ]);
+  const types = normalizeTypes(filter?.types);
+  const windowInput = filter?.window ?? null;
+  if (windowInput === null) return { types, window: null };
+  const resolved = resolveTimeWindow(windowInput, now);
+  if (!resolved.ok) throw new InputError(resolved.error.message, resolved.error.field);
+  return { types, window: resolved.window };
+}
+
+function normalizeTypes(types: readonly string[] | null | undefined): string[] | null {
+  if (!types || types.length === 0) return null;
+  if (types.length > MAX_FILTER_TYPES) {
+    throw new InputError(`types may list at most ${MAX_FILTER_TYPES} types`, 'types');
+  }
+  for (const [index, type] of types.entries()) {
+    // A type that no record can have is a client bug, not an empty page.
+    if (!TYPE_PATTERN.test(type))
+      throw new InputError(`types[${index}] is not a memory type: ${quoteInput(type)}`, `types[${index}]`);
+  }
+  return [...new Set(types)].sort();
+}
+
+/**
+ * Live-update predicate (B5, L1): does a newly stored record belong to the list the filter shows?
+ * A rolling window's `to` is the instant the list was resolved, so newer records match; a date
+ * range keeps its end (from <= createdAt < to).
+ */
+export function matchesFilter(record: { type: string; createdAt: Date }, filter: ResolvedFilter): boolean {
+  if (filter.types !== null && !filter.types.includes(record.type)) return false;
+  const window = filter.window;
+  if (window === null) return true;
+  const at = record.createdAt.getTime();
+  if (at < window.from.getTime()) return false;
+  return window.rolling || at < window.to.getTime();
+}
+
+// ---- Page cursors (B4) ----------------------------------------------------------------------
+// An edge cursor of `memories` is `<position cursor>.<page context>`: the position part is exactly
+// the `encodeCursor` format live edges carry, the context pins the first page's resolved window
+// and a digest of the agent and filter it was resolved for.
+
+export interface PageCursor {
+  position: CursorPosition;
+  /** Bounds of the first page's window; null when the list has no time filter. */
+  window: { from: Date; to: Date } | null;
+  /** filterDigest() of the list the cursor came from. */
+  digest: string;
+}
+
+export type ParsedAfter = { kind: 'position'; position: CursorPosition } | ({ kind: 'page' } & PageCursor);
+
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const DIGEST = /^[0-9a-f]{16}$/;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/** Identifies the list a page cursor belongs to: agent, types, window as requested (not as resolved). */
+export function filterDigest(agentId: string, filter: MemoryFilterArgs | null | undefined): string {
+  const types = filter?.types?.length ? [...new Set(filter.types)].sort() : null;
+  const w = filter?.window ?? null;
+  const window =
+    w === null
+      ? null
+      : (w.rolling ?? null) !== null
+        ? { rolling: w.rolling }
+        : {
+            fromDate: w.fromDate ?? null,
+            toDate: w.toDate ?? w.fromDate ?? null,
+            timeZone: w.timeZone ?? 'UTC',
+          };
+  return createHash('sha256').update(JSON.stringify({ agentId, types, window })).digest('hex').slice(0, 16);
+}
+
+export function encodePageCursor(cursor: PageCursor): string {
+  const w = cursor.window;
+  const context = `${w ? w.from.toISOString() : ''}|${w ? w.to.toISOString() : ''}|${cursor.digest}`;
+  return `${encodeCursor(cursor.position)}.${Buffer.from(context, 'utf8').toString('base64url')}`;
+}
+
+function parseInstant(iso: string): Date | null {
+  if (!ISO_INSTANT.test(iso)) return null;
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime()) || at.toISOString() !== iso ? null : at;
+}
+
+/** `after` is a position cursor (live edges, L2) or a page cursor (B4); null when it is neither. */
+export function parseAfterCursor(after: string): ParsedAfter | null {
+  const [positionPart, contextPart, ...rest] = after.split('.');
+  if (positionPart === undefined || rest.length > 0) return null;
+  const position = decodeCursor(positionPart);
+  if (position === null) return null;
+  if (contextPart === undefined) return { kind: 'position', position };
+  if (!BASE64URL.test(contextPart)) return null;
+  const bytes = Buffer.from(contextPart, 'base64url');
+  if (bytes.toString('base64url') !== contextPart) return null;
+  const parts = bytes.toString('utf8').split('|');
+  if (parts.length !== 3) return null;
+  const [fromIso, toIso, digest] = parts as [string, string, string];
+  if (!DIGEST.test(digest)) return null;
+  if (fromIso === '' && toIso === '') return { kind: 'page', position, window: null, digest };
+  const from = parseInstant(fromIso);
+  const to = parseInstant(toIso);
+  if (from === null || to === null || from.getTime() >= to.getTime()) return null;
+  return { kind: 'page', position, window: { from, to }, digest };
+}
+
+/**
+ * The filter a `memories` request runs with (B4): resolved at `now` for a first page or a position
+ * cursor; for a page cursor, the first page's window bounds, once proven to be what this request's
+ * window resolves to at the cursor's resolution instant. Throws BAD_USER_INPUT (`after`, or the
+ * filter's own field).
+ */
+export function resolvePageFilter(
+  agentId: string,
+  filter: MemoryFilterArgs | null | undefined,
+  after: string | null | undefined,
+  now: Date,
+): { filter: ResolvedFilter; position: CursorPosition | null; digest: string } {
+  const resolved = resolveFilter(filter, now);
+  const digest = filterDigest(agentId, filter);
+  if (after === null || after === undefined) return { filter: resolved, position: null, digest };
+  const parsed = parseAfterCursor(after);
+  if (parsed === null) throw new InputError('after is not a cursor returned by this API', 'after');
+  if (parsed.kind === 'position') return { filter: resolved, position: parsed.position, digest };
+  if (parsed.digest !== digest || (parsed.window === null) !== (resolved.window === null)) {
+    throw new InputError(
+      'after belongs to a list with another agent or filter; send the same filter',
+      'after',
+    );
+  }
+  if (parsed.window === null || resolved.window === null) {
+    return { filter: resolved, position: parsed.position, digest };
+  }
+  // A rolling window resolved at its own `to` reproduces its bounds; a date range does at any instant.
+  const again = resolveTimeWindow(filter?.window ?? {}, parsed.window.to);
+  if (
+    !again.ok ||
+    again.window.from.getTime() !== parsed.window.from.getTime() ||
+    again.window.to.getTime() !== parsed.window.to.getTime()
+  ) {
+    throw new InputError('after does not match the time filter of this list', 'after');
+  }
+  return { filter: { ...resolved, window: again.window }, position: parsed.position, digest };
+}
