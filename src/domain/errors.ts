@@ -162,3 +162,19 @@ export class ImportItemError extends ServiceError {
     return { index: this.index, ...this.cause.details() };
   }
 }
+
+/** L4: one subscription whose consumer fell too far behind ends; the client resumes with `after`. */
+export class SlowConsumerError extends ServiceError {
+  readonly code = 'SLOW_CONSUMER';
+  constructor(maxPending: number) {
+    super(`slow consumer: more than ${maxPending} undelivered records; resubscribe with after=<last cursor>`);
+  }
+}
+
+/** S6, L4: a subscription whose token was revoked (or whose run finished) ends. */
+export class SessionRevokedError extends ServiceError {
+  readonly code = 'FORBIDDEN';
+  constructor() {
+    super('Forbidden: the token was revoked');
+  }
+}

@@ -4,13 +4,13 @@ import { createHash } from 'node:crypto';
 import { decodeCursor, encodeCursor, type CursorPosition } from './cursor.js';
 import { InputError, requireStorableText } from './errors.js';
 import { quoteInput } from './text-hygiene.js';
-import { resolveTimeWindow, type ResolvedWindow, type TimeWindowInput } from './time-window.js';
+import { resolveTimeWindow, type ResolvedWindow, type TimeWindowArgs } from './time-window.js';
 import { TYPE_PATTERN } from './write-validation.js';
 
 /** The `MemoryFilter` argument as GraphQL hands it over. */
 export interface MemoryFilterArgs {
   types?: readonly string[] | null;
-  window?: TimeWindowInput | null;
+  window?: TimeWindowArgs | null;
 }
 
 /** A filter with its window resolved to absolute bounds; `null` means "no restriction". */

@@ -5,7 +5,7 @@ import type { FieldError } from './types.js';
 
 export type RollingWindow = 'LAST_1H' | 'LAST_6H' | 'LAST_24H';
 
-export interface TimeWindowInput {
+export interface TimeWindowArgs {
   rolling?: RollingWindow | null;
   fromDate?: string | null;
   toDate?: string | null;
@@ -49,7 +49,7 @@ function fail(field: string, message: string): { ok: false; error: FieldError } 
 }
 
 export function resolveTimeWindow(
-  input: TimeWindowInput,
+  input: TimeWindowArgs,
   now: Date,
 ): { ok: true; window: ResolvedWindow } | { ok: false; error: FieldError } {
   const { rolling, fromDate, toDate } = input;

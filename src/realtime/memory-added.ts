@@ -2,9 +2,9 @@
 // cursor, then continue live — de-duplicated by id, so nothing is lost and nothing arrives twice.
 // The stream is a Repeater, so a client that unsubscribes while nothing arrives releases its
 // listener at once (an async generator would wait for the next event before running `finally`).
-import { GraphQLError } from 'graphql';
 import { Repeater } from 'graphql-yoga';
 import type { Metrics } from '../metrics.js';
+import { SessionRevokedError, SlowConsumerError } from '../domain/errors.js';
 import type { CursorPosition } from '../domain/cursor.js';
 import type { Database } from '../store/db.js';
 import { matchesFilter, type ResolvedFilter } from '../domain/memory-filter.js';
@@ -16,23 +16,6 @@ export const REPLAY_PAGE_SIZE = 200;
 export const MAX_PENDING_EVENTS = 1000;
 /** How many delivered ids are remembered to drop their late duplicates (per subscription). */
 const REMEMBERED_IDS = 10_000;
-
-/** Ends one subscription whose consumer fell too far behind; it resumes with `after`. */
-export class SlowConsumerError extends GraphQLError {
-  constructor() {
-    super(
-      `slow consumer: more than ${MAX_PENDING_EVENTS} undelivered records; resubscribe with after=<last cursor>`,
-      { extensions: { code: 'SLOW_CONSUMER' } },
-    );
-  }
-}
-
-/** Ends a subscription whose token was revoked or whose run finished (S6, L4). */
-export class SessionRevokedError extends GraphQLError {
-  constructor() {
-    super('Forbidden: the token was revoked', { extensions: { code: 'FORBIDDEN' } });
-  }
-}
 
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
@@ -73,104 +56,143 @@ export function memoryAddedStream(options: MemoryAddedOptions): Repeater<AddedRe
   });
 }
 
+/** Live events of one agent, queued (bounded) from before the replay starts, so none is missed meanwhile. */
+class LiveQueue {
+  private readonly pending: MemoryAddedEvent[] = [];
+  private waiting: (() => void) | null = null;
+  private gapSince: Date | null = null;
+  overflow = false;
+  readonly close: () => void;
+
+  constructor(events: MemoryEvents, agentId: string, maxPending: number) {
+    this.close = events.listen(
+      agentId,
+      (event) => {
+        if (this.pending.length >= maxPending) this.overflow = true;
+        else this.pending.push(event);
+        this.notify();
+      },
+      (since) => {
+        if (!this.gapSince || since < this.gapSince) this.gapSince = since;
+        this.notify();
+      },
+    );
+  }
+
+  readonly notify = (): void => this.waiting?.();
+  next(): MemoryAddedEvent | undefined {
+    return this.pending.shift();
+  }
+  /** L3: the instant since which live events may have been lost (the link was down), once. */
+  takeGap(): Date | null {
+    const since = this.gapSince;
+    this.gapSince = null;
+    return since;
+  }
+  async wait(): Promise<void> {
+    await new Promise<void>((resolve) => (this.waiting = resolve));
+    this.waiting = null;
+  }
+}
+
+/** Delivered ids, the most recent REMEMBERED_IDS of them, to drop late duplicates. */
+class SeenIds {
+  private readonly ids = new Set<string>();
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+  add(id: string): void {
+    this.ids.add(id);
+    if (this.ids.size > REMEMBERED_IDS) this.ids.delete(this.ids.values().next().value as string);
+  }
+}
+
+interface Delivery {
+  options: MemoryAddedOptions;
+  seen: SeenIds;
+  ended: AbortSignal;
+  /** Throws when the token stopped authenticating (S6). */
+  checkRevoked: () => void;
+}
+
+/** L2: the matching records after `from` that this subscription has not delivered, oldest first. */
+async function* replayAfter(delivery: Delivery, from: CursorPosition): AsyncGenerator<AddedRecord> {
+  const { options, seen, ended } = delivery;
+  let page;
+  do {
+    page = await listMemoryIdsAfter(options.db, options.agentId, options.filter, from, REPLAY_PAGE_SIZE);
+    for (const record of page) {
+      // S6: a revoked token stops receiving mid-replay too, not only between live records.
+      if (ended.aborted) return;
+      delivery.checkRevoked();
+      if (seen.has(record.id)) continue;
+      seen.add(record.id);
+      options.metrics?.deliveries.inc({ source: 'replay' });
+      yield { id: record.id, createdAt: record.createdAt };
+    }
+    const last = page[page.length - 1];
+    if (last) from = { createdAt: last.createdAt, id: last.id };
+  } while (page.length === REPLAY_PAGE_SIZE);
+}
+
+/** A live event as a delivery, or null when it was delivered already or does not match (L1). */
+function liveRecord(delivery: Delivery, event: MemoryAddedEvent): AddedRecord | null {
+  if (delivery.seen.has(event.id)) return null;
+  const record = { id: event.id, type: event.type, createdAt: new Date(event.createdAt) };
+  if (!matchesFilter(record, delivery.options.filter)) return null;
+  // Remembered too: a catch-up after a gap must not repeat it.
+  delivery.seen.add(record.id);
+  delivery.options.metrics?.deliveries.inc({ source: 'live' });
+  return { id: record.id, createdAt: record.createdAt };
+}
+
 async function* records(options: MemoryAddedOptions, ended: AbortSignal): AsyncGenerator<AddedRecord> {
-  const { db, events, agentId, filter, metrics } = options;
+  const { metrics } = options;
   const revoked = new AbortController();
-  const signal = revoked.signal;
   const stopWatching = options.watchToken?.(() => revoked.abort()) ?? (() => {});
-  const maxPending = options.maxPending ?? MAX_PENDING_EVENTS;
-  const pending: MemoryAddedEvent[] = [];
-  const waiter: { wake: (() => void) | null } = { wake: null };
-  let overflow = false;
-  let gapSince: Date | null = null;
-
-  // Listen before the replay starts, into a bounded queue, so no event is missed meanwhile.
-  const stopListening = events.listen(
-    agentId,
-    (event) => {
-      if (pending.length >= maxPending) overflow = true;
-      else pending.push(event);
-      waiter.wake?.();
-    },
-    (since) => {
-      if (!gapSince || since < gapSince) gapSince = since;
-      waiter.wake?.();
-    },
-  );
-
-  const wake = () => waiter.wake?.();
-  signal.addEventListener('abort', wake);
-  ended.addEventListener('abort', wake);
+  const queue = new LiveQueue(options.events, options.agentId, options.maxPending ?? MAX_PENDING_EVENTS);
+  revoked.signal.addEventListener('abort', queue.notify);
+  ended.addEventListener('abort', queue.notify);
   metrics?.subscriptions.inc();
-
-  const seen = new Set<string>();
-  const remember = (id: string) => {
-    seen.add(id);
-    if (seen.size > REMEMBERED_IDS) seen.delete(seen.values().next().value as string);
+  const delivery: Delivery = {
+    options,
+    seen: new SeenIds(),
+    ended,
+    checkRevoked: () => {
+      if (!revoked.signal.aborted) return;
+      metrics?.drops.inc({ reason: 'revoked' });
+      throw new SessionRevokedError();
+    },
   };
   // A catch-up after a gap never reaches behind where this subscription started.
   const floor: CursorPosition = options.after ?? { createdAt: new Date(), id: NIL_UUID };
-
-  const revokedError = () => {
-    metrics?.drops.inc({ reason: 'revoked' });
-    return new SessionRevokedError();
-  };
-
-  async function* replayAfter(from: CursorPosition): AsyncGenerator<AddedRecord> {
-    let page;
-    do {
-      page = await listMemoryIdsAfter(db, agentId, filter, from, REPLAY_PAGE_SIZE);
-      for (const record of page) {
-        // S6: a revoked token stops receiving mid-replay too, not only between live records.
-        if (ended.aborted) return;
-        if (signal.aborted) throw revokedError();
-        if (seen.has(record.id)) continue;
-        remember(record.id);
-        metrics?.deliveries.inc({ source: 'replay' });
-        yield { id: record.id, createdAt: record.createdAt };
-      }
-      const last = page[page.length - 1];
-      if (last) from = { createdAt: last.createdAt, id: last.id };
-    } while (page.length === REPLAY_PAGE_SIZE);
-  }
-
   try {
-    if (options.after) {
-      yield* replayAfter(options.after);
-    }
+    if (options.after) yield* replayAfter(delivery, options.after);
     for (;;) {
       if (ended.aborted) return;
-      if (signal.aborted) throw revokedError();
-      if (overflow) {
+      delivery.checkRevoked();
+      if (queue.overflow) {
         metrics?.drops.inc({ reason: 'slow_consumer' });
-        throw new SlowConsumerError();
+        throw new SlowConsumerError(MAX_PENDING_EVENTS);
       }
-      if (gapSince) {
+      const gap = queue.takeGap();
+      if (gap) {
         // Live events may have been lost (L3 link down): the database has them all (L2).
-        const since: CursorPosition = { createdAt: gapSince, id: NIL_UUID };
-        gapSince = null;
-        yield* replayAfter(since.createdAt > floor.createdAt ? since : floor);
+        yield* replayAfter(delivery, gap > floor.createdAt ? { createdAt: gap, id: NIL_UUID } : floor);
         continue;
       }
-      const event = pending.shift();
-      if (event) {
-        if (seen.has(event.id)) continue;
-        const record = { id: event.id, type: event.type, createdAt: new Date(event.createdAt) };
-        if (!matchesFilter(record, filter)) continue;
-        // Remembered too: a catch-up after a gap must not repeat it.
-        remember(record.id);
-        metrics?.deliveries.inc({ source: 'live' });
-        yield { id: record.id, createdAt: record.createdAt };
-        continue;
+      const event = queue.next();
+      if (!event) await queue.wait();
+      else {
+        const record = liveRecord(delivery, event);
+        if (record) yield record;
       }
-      await new Promise<void>((resolve) => (waiter.wake = resolve));
-      waiter.wake = null;
     }
   } finally {
-    stopListening();
+    queue.close();
     stopWatching();
-    signal.removeEventListener('abort', wake);
-    ended.removeEventListener('abort', wake);
+    revoked.signal.removeEventListener('abort', queue.notify);
+    ended.removeEventListener('abort', queue.notify);
     metrics?.subscriptions.dec();
   }
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GraphQLError } from 'graphql';
 import { encodeCursor } from '../../src/domain/cursor.js';
+import { InputError } from '../../src/domain/errors.js';
 import { matchesFilter, resolveFilter } from '../../src/domain/memory-filter.js';
 import { listMemoryIdsAfter } from '../../src/store/browse.js';
 import {
@@ -611,8 +612,8 @@ describe('the filter shared with live updates (B5, L2)', () => {
       } catch (error) {
         thrown = error;
       }
-      expect(thrown).toBeInstanceOf(GraphQLError);
-      expect((thrown as GraphQLError).extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
+      expect(thrown).toBeInstanceOf(InputError);
+      expect((thrown as InputError).extensions()).toMatchObject({ code: 'BAD_USER_INPUT', field });
     }
   });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryEvents } from '../../src/realtime/events.js';
-import { memoryAddedStream, SlowConsumerError } from '../../src/realtime/memory-added.js';
+import { SlowConsumerError } from '../../src/domain/errors.js';
+import { memoryAddedStream } from '../../src/realtime/memory-added.js';
 import type { Database } from '../../src/store/db.js';
 
 // Live-only streams never touch the database.

@@ -4,19 +4,19 @@ import {
   isValidTimeZone,
   localDayBounds,
   resolveTimeWindow,
-  type TimeWindowInput,
+  type TimeWindowArgs,
 } from '../../src/domain/time-window.js';
 
 const HOUR = 3_600_000;
 const now = new Date('2026-09-30T12:34:56.789Z');
 
-function resolved(input: TimeWindowInput): { from: Date; to: Date; rolling: boolean } {
+function resolved(input: TimeWindowArgs): { from: Date; to: Date; rolling: boolean } {
   const r = resolveTimeWindow(input, now);
   if (!r.ok) throw new Error(`unexpected error on ${r.error.field}: ${r.error.message}`);
   return r.window;
 }
 
-function errorField(input: TimeWindowInput): string {
+function errorField(input: TimeWindowArgs): string {
   const r = resolveTimeWindow(input, now);
   if (r.ok) throw new Error('expected an error');
   expect(r.error.message.length).toBeGreaterThan(0);
