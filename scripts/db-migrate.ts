@@ -1,11 +1,17 @@
-// npm run db:migrate: applies pending migrations to DATABASE_URL (or the embedded database in DATA_DIR).
-import path from 'node:path';
+// npm run db:migrate: applies pending migrations to the database `npm start` uses (DATABASE_URL, or the
+// embedded database in DATA_DIR; the environment over `.env`), without needing an admin token.
+import { ConfigError, loadDatabaseConfig } from '../src/config.js';
 import { openDatabase } from '../src/store/db.js';
 
-const db = await openDatabase({
-  databaseUrl: process.env.DATABASE_URL || undefined,
-  dataDir: path.resolve(process.env.DATA_DIR || './.data'),
-});
+let config;
+try {
+  config = loadDatabaseConfig();
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(`configuration error: ${error.message}`);
+  process.exit(2);
+}
+const db = await openDatabase(config);
 try {
   const applied = await db.migrate();
   console.log(applied.length ? `applied: ${applied.join(', ')}` : 'no pending migrations');

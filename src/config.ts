@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { DatabaseConfig } from './store/db.js';
 
 export interface Config {
   port: number;
@@ -72,14 +73,34 @@ function parseSwitch(name: string, value: string | undefined): boolean {
   throw new ConfigError(`${name} must be 0 or 1`);
 }
 
-/** Reads settings once (the environment wins over `.env`); embedded mode generates and keeps an admin token. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
-  const merged = { ...parseDotEnv(path.join(cwd, '.env')), ...env };
+function readSettings(env: NodeJS.ProcessEnv, cwd: string): Record<string, string | undefined> {
+  // The environment wins over `.env`.
+  return { ...parseDotEnv(path.join(cwd, '.env')), ...env };
+}
+
+function databaseSettings(merged: Record<string, string | undefined>, cwd: string): DatabaseConfig {
   const databaseUrl = merged.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must be a postgres:// URL (unset it for the embedded database)');
   }
-  const dataDir = path.resolve(cwd, merged.DATA_DIR || './.data');
+  return { databaseUrl, dataDir: path.resolve(cwd, merged.DATA_DIR || './.data') };
+}
+
+/**
+ * Only the database settings (DATABASE_URL, DATA_DIR; environment over `.env`): `npm run db:migrate`
+ * migrates the database `npm start` uses, without needing or generating an admin token.
+ */
+export function loadDatabaseConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): DatabaseConfig {
+  return databaseSettings(readSettings(env, cwd), cwd);
+}
+
+/** Reads settings once (the environment wins over `.env`); embedded mode generates and keeps an admin token. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  const merged = readSettings(env, cwd);
+  const { databaseUrl, dataDir } = databaseSettings(merged, cwd);
   const port = Number(merged.PORT || 4000);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ConfigError('PORT must be a port number');

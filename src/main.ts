@@ -2,19 +2,19 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
-import { ConfigError, loadConfig } from './config.js';
-import { createLogger } from './logger.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { createLogger, type Logger } from './logger.js';
 import { DataDirLockedError, lockDataDir } from './data-dir-lock.js';
-import { openDatabase } from './store/db.js';
-import { createServer } from './server.js';
+import { openDatabase, type Database } from './store/db.js';
+import { createServer, type Server } from './server.js';
 import { createRealtime } from './realtime/index.js';
+import type { MemoryEvents } from './realtime/events.js';
 import { DEMO_AGENT_NAME, seedDemo } from './demo/seed.js';
 import { createOperatorToken } from './store/admin.js';
 
-async function main(): Promise<void> {
-  let config;
+function loadConfigOrExit(): Config {
   try {
-    config = loadConfig();
+    return loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`configuration error: ${error.message}`);
@@ -22,27 +22,33 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel);
-  if (!config.databaseUrl) {
-    // S5: a second process on the same embedded data folder would lose data; refuse to start.
-    try {
-      const lock = lockDataDir(config.dataDir);
-      process.on('exit', () => lock.release());
-    } catch (error) {
-      if (error instanceof DataDirLockedError) {
-        console.error(`refusing to start: ${error.message}`);
-        process.exit(2);
-      }
-      throw error;
+}
+
+/** S5: a second process on the same embedded data folder would lose data; refuse to start. */
+function lockEmbeddedDataDir(config: Config): void {
+  if (config.databaseUrl) return;
+  try {
+    const lock = lockDataDir(config.dataDir);
+    process.on('exit', () => lock.release());
+  } catch (error) {
+    if (error instanceof DataDirLockedError) {
+      console.error(`refusing to start: ${error.message}`);
+      process.exit(2);
     }
+    throw error;
   }
+}
+
+async function openMigratedDatabase(config: Config, logger: Logger): Promise<Database> {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const applied = await db.migrate();
   if (applied.length) logger.info({ applied }, 'migrations applied');
+  return db;
+}
 
-  const events = await createRealtime({ redisUrl: config.redisUrl, logger });
+function startServer(config: Config, db: Database, events: MemoryEvents, logger: Logger): Server {
   const webRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist/web');
-  const server = createServer({
+  return createServer({
     db,
     events,
     adminToken: config.adminToken,
@@ -53,9 +59,9 @@ async function main(): Promise<void> {
     graphiql: config.graphiql,
     introspection: config.introspection,
   });
-  const address = await server.listen(config.port, config.host);
-  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${address.port}`;
+}
 
+function startupBanner(config: Config, db: Database, base: string): string[] {
   const lines = [
     `memory service listening on ${base} (${db.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`,
     `  GraphiQL:      ${config.graphiql ? `${base}/graphql` : 'off (GRAPHIQL=0)'}`,
@@ -65,25 +71,32 @@ async function main(): Promise<void> {
     lines.push(
       `  admin token:   ${config.adminToken}  (kept in ${path.join(config.dataDir, 'admin-token')})`,
     );
-  if (config.demo) {
-    const demo = await seedDemo(db, new Date());
-    if (demo) {
-      lines.push(`  demo agent:    ${demo.agentName} (${demo.agentId})`);
-      lines.push(`  operator token: ${demo.operatorToken}`);
-      lines.push(`  open:          ${base}/#token=${demo.operatorToken}`);
-    } else {
-      // Already seeded: tokens are stored only as hashes, so sign in with a fresh operator token.
-      const agent = await db.prisma.agent.findUnique({ where: { name: DEMO_AGENT_NAME } });
-      if (agent) {
-        const { token } = await createOperatorToken(db, agent.id);
-        lines.push(`  demo agent:    ${agent.name} (${agent.id}), already seeded`);
-        lines.push(`  operator token: ${token}`);
-        lines.push(`  open:          ${base}/#token=${token}`);
-      }
-    }
-  }
-  console.log(lines.join('\n'));
+  return lines;
+}
 
+/** DEMO=1: seeds an empty database and prints how to sign in as the demo agent's operator. */
+async function demoSignIn(db: Database, base: string): Promise<string[]> {
+  const demo = await seedDemo(db, new Date());
+  if (demo) {
+    return [
+      `  demo agent:    ${demo.agentName} (${demo.agentId})`,
+      `  operator token: ${demo.operatorToken}`,
+      `  open:          ${base}/#token=${demo.operatorToken}`,
+    ];
+  }
+  // Already seeded: tokens are stored only as hashes, so sign in with a fresh operator token.
+  const agent = await db.prisma.agent.findUnique({ where: { name: DEMO_AGENT_NAME } });
+  if (!agent) return [];
+  const { token } = await createOperatorToken(db, agent.id);
+  return [
+    `  demo agent:    ${agent.name} (${agent.id}), already seeded`,
+    `  operator token: ${token}`,
+    `  open:          ${base}/#token=${token}`,
+  ];
+}
+
+/** SIGTERM/SIGINT: close sockets and requests, then events and the database; exit 1 after 5 s. */
+function installShutdown(logger: Logger, server: Server, events: MemoryEvents, db: Database): void {
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -103,6 +116,22 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const logger = createLogger(config.logLevel);
+  lockEmbeddedDataDir(config);
+  const db = await openMigratedDatabase(config, logger);
+  const events = await createRealtime({ redisUrl: config.redisUrl, logger });
+  const server = startServer(config, db, events, logger);
+  const address = await server.listen(config.port, config.host);
+  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${address.port}`;
+
+  const lines = startupBanner(config, db, base);
+  if (config.demo) lines.push(...(await demoSignIn(db, base)));
+  console.log(lines.join('\n'));
+  installShutdown(logger, server, events, db);
 }
 
 await main();

@@ -20,13 +20,37 @@ export interface DemoSeed {
 const MINUTE = 60_000;
 export const DEMO_AGENT_NAME = 'demo-trader';
 
-/** Seeds once: returns null when the database already has an agent. */
-export async function seedDemo(db: Database, now: Date): Promise<DemoSeed | null> {
-  if ((await db.prisma.agent.count()) > 0) return null;
+/** Runs and writes of the demo, timed relative to `now`; counts the records written. */
+function demoWriter(db: Database, now: Date) {
   const at = (minutesAgo: number) => new Date(now.getTime() - minutesAgo * MINUTE);
   const floorTo = (date: Date, schedule: Schedule) =>
     new Date(Math.floor(date.getTime() / scheduleMs(schedule)) * scheduleMs(schedule));
+  let memoryCount = 0;
+  return {
+    at,
+    memoryCount: () => memoryCount,
+    runAt: async (producerId: string, startedAt: Date, schedule: Schedule | null): Promise<DemoRun> => {
+      const boundary = schedule ? floorTo(startedAt, schedule) : null;
+      const { run } = await admin.startRun(db, { producerId, evidenceBoundary: boundary }, startedAt);
+      return run;
+    },
+    write: async (run: DemoRun, writtenAt: Date, input: MemoryWrite) => {
+      memoryCount += 1;
+      const written = await writeMemory(
+        { db, events: UNANNOUNCED, now: () => writtenAt },
+        run,
+        input,
+        'demo',
+      );
+      return written.record;
+    },
+    finish: (run: DemoRun, finishedAt: Date) => admin.finishRun(db, run.id, 'SUCCEEDED', finishedAt),
+  };
+}
+type DemoWriter = ReturnType<typeof demoWriter>;
 
+/** The agent, its instruments (kPEPE listed but not traded) and five producers. */
+async function createCatalog(db: Database, { at }: DemoWriter) {
   const agent = await admin.createAgent(db, { name: DEMO_AGENT_NAME });
   for (const id of ['BTC', 'ETH', 'SOL', 'kPEPE']) await admin.upsertInstrument(db, { id, active: true });
   await admin.setAgentInstruments(db, agent.id, ['BTC', 'ETH', 'SOL'], at(60 * 24 * 3));
@@ -38,66 +62,69 @@ export async function seedDemo(db: Database, now: Date): Promise<DemoSeed | null
   const news = await producer('ANALYSIS', 'macro-news-desk', null);
   const trader = await producer('TRADING', 'perp-trader', '5m');
   const reviewer = await producer('REVIEW', 'daily-review', '1d');
+  return { agent, producers: { ema, funding, news, trader, reviewer } };
+}
 
-  let memoryCount = 0;
-  const runAt = async (producerId: string, startedAt: Date, schedule: Schedule | null): Promise<DemoRun> => {
-    const boundary = schedule ? floorTo(startedAt, schedule) : null;
-    const { run } = await admin.startRun(db, { producerId, evidenceBoundary: boundary }, startedAt);
-    return run;
+/** One EMA handoff as the analysis producer writes it (handoff v1 metadata with its source bar). */
+function emaHandoff(run: DemoRun, instrument: string, minutesAgo: number): MemoryWrite {
+  const boundary = run.evidenceBoundary!;
+  const fast = instrument === 'ETH' ? 2689.21 + minutesAgo / 10 : 96_410.5 - minutesAgo;
+  const slow = instrument === 'ETH' ? 2691.1 : 96_380.25;
+  const bias = fast < slow ? 'bearish' : 'bullish';
+  return {
+    type: 'ema_handoff',
+    scope: 'INSTRUMENTS',
+    instruments: [instrument],
+    timeframe: '5m',
+    content: `${instrument} 5m: fast EMA ${fast.toFixed(2)} vs slow ${slow.toFixed(2)} — ${bias}, no entry confirmation yet.`,
+    metadata: {
+      handoff_version: 1,
+      evidence_boundary: boundary.toISOString(),
+      sources: [
+        {
+          indicator_run_id: run.id,
+          instrument_id: instrument,
+          timeframe: '5m',
+          bar_index: 499,
+          opened_at: new Date(boundary.getTime() - 5 * MINUTE).toISOString(),
+          closed_at: boundary.toISOString(),
+        },
+      ],
+      observations: { fast_ema: Number(fast.toFixed(2)), slow_ema: slow },
+      interpretation: {
+        bias,
+        setup_status: 'no_setup',
+        confidence: { label: 'moderate', rationale: 'EMA alignment without entry confirmation' },
+        invalidation: 'A new closed-bar crossover in the other direction',
+      },
+    },
   };
-  const write = async (run: DemoRun, writtenAt: Date, input: MemoryWrite) => {
-    memoryCount += 1;
-    const written = await writeMemory({ db, events: UNANNOUNCED, now: () => writtenAt }, run, input, 'demo');
-    return written.record;
-  };
-  const finish = (run: DemoRun, finishedAt: Date) => admin.finishRun(db, run.id, 'SUCCEEDED', finishedAt);
+}
 
-  // Analysis: EMA handoffs every 5 minutes for the last ~2 hours on ETH and BTC (older ones are stale).
+/** Analysis: EMA handoffs every 15 minutes for the last ~2 hours on ETH and BTC (older ones are stale). */
+async function writeEmaHandoffs(demo: DemoWriter, producerId: string): Promise<Record<string, string>> {
   const emaIds: Record<string, string> = {};
   for (let minutesAgo = 120; minutesAgo >= 2; minutesAgo -= 15) {
-    const started = at(minutesAgo);
-    const run = await runAt(ema.id, started, '5m');
+    const started = demo.at(minutesAgo);
+    const run = await demo.runAt(producerId, started, '5m');
     for (const instrument of ['ETH', 'BTC']) {
-      const boundary = run.evidenceBoundary!;
-      const fast = instrument === 'ETH' ? 2689.21 + minutesAgo / 10 : 96_410.5 - minutesAgo;
-      const slow = instrument === 'ETH' ? 2691.1 : 96_380.25;
-      const bias = fast < slow ? 'bearish' : 'bullish';
-      const written = await write(run, new Date(started.getTime() + 40_000), {
-        type: 'ema_handoff',
-        scope: 'INSTRUMENTS',
-        instruments: [instrument],
-        timeframe: '5m',
-        content: `${instrument} 5m: fast EMA ${fast.toFixed(2)} vs slow ${slow.toFixed(2)} — ${bias}, no entry confirmation yet.`,
-        metadata: {
-          handoff_version: 1,
-          evidence_boundary: boundary.toISOString(),
-          sources: [
-            {
-              indicator_run_id: run.id,
-              instrument_id: instrument,
-              timeframe: '5m',
-              bar_index: 499,
-              opened_at: new Date(boundary.getTime() - 5 * MINUTE).toISOString(),
-              closed_at: boundary.toISOString(),
-            },
-          ],
-          observations: { fast_ema: Number(fast.toFixed(2)), slow_ema: slow },
-          interpretation: {
-            bias,
-            setup_status: 'no_setup',
-            confidence: { label: 'moderate', rationale: 'EMA alignment without entry confirmation' },
-            invalidation: 'A new closed-bar crossover in the other direction',
-          },
-        },
-      });
+      const written = await demo.write(
+        run,
+        new Date(started.getTime() + 40_000),
+        emaHandoff(run, instrument, minutesAgo),
+      );
       emaIds[instrument] = written.id;
     }
-    await finish(run, new Date(started.getTime() + 60_000));
+    await demo.finish(run, new Date(started.getTime() + 60_000));
   }
+  return emaIds;
+}
 
-  // Analysis: hourly funding/basis, agent-wide.
-  const fundingRun = await runAt(funding.id, at(50), '1h');
-  const fundingNote = await write(fundingRun, at(49), {
+/** Analysis: hourly funding/basis, agent-wide. */
+async function writeFundingNote(demo: DemoWriter, producerId: string) {
+  const { at } = demo;
+  const fundingRun = await demo.runAt(producerId, at(50), '1h');
+  const fundingNote = await demo.write(fundingRun, at(49), {
     type: 'funding_basis',
     scope: 'AGENT',
     timeframe: '1h',
@@ -105,18 +132,22 @@ export async function seedDemo(db: Database, now: Date): Promise<DemoSeed | null
       'Funding is positive across majors (BTC 0.011%/8h, ETH 0.013%/8h); longs pay, crowding risk moderate.',
     metadata: { handoff_version: 1, observations: { btc_funding_8h: 0.011, eth_funding_8h: 0.013 } },
   });
-  await finish(fundingRun, at(48));
+  await demo.finish(fundingRun, at(48));
+  return fundingNote;
+}
 
-  // Analysis: an unscheduled news desk note and its correction (links with linkType "corrects").
-  const newsRun = await runAt(news.id, at(20), null);
-  const newsNote = await write(newsRun, at(19), {
+/** Analysis: an unscheduled news desk note and its correction (links with linkType "corrects"). */
+async function writeNewsAndCorrection(demo: DemoWriter, producerId: string) {
+  const { at } = demo;
+  const newsRun = await demo.runAt(producerId, at(20), null);
+  const newsNote = await demo.write(newsRun, at(19), {
     type: 'macro_note',
     scope: 'INSTRUMENTS',
     instruments: ['ETH', 'SOL'],
     content: 'ETF flow report due 14:30 UTC; expect volatility in ETH and SOL around the release.',
     metadata: { event: 'etf_flows', scheduled_at: '14:30Z' },
   });
-  const correction = await write(newsRun, at(12), {
+  const correction = await demo.write(newsRun, at(12), {
     type: 'macro_note_correction',
     scope: 'INSTRUMENTS',
     instruments: ['ETH', 'SOL'],
@@ -124,17 +155,25 @@ export async function seedDemo(db: Database, now: Date): Promise<DemoSeed | null
     metadata: { event: 'etf_flows', scheduled_at: '15:30Z' },
     links: [{ targetMemoryId: newsNote.id, linkType: 'corrects' }],
   });
-  await finish(newsRun, at(11));
+  await demo.finish(newsRun, at(11));
+  return { newsNote, correction };
+}
 
-  // Trading: one decision per evaluated instrument, linking every considered record.
-  const tradeRun = await runAt(trader.id, at(8), '5m');
+/** Trading: one decision per evaluated instrument, linking every considered record. */
+async function writeTradingDecisions(
+  demo: DemoWriter,
+  producerId: string,
+  considered: { emaIds: Record<string, string>; fundingId: string; newsIds: string[] },
+): Promise<void> {
+  const { at } = demo;
+  const tradeRun = await demo.runAt(producerId, at(8), '5m');
   for (const instrument of ['ETH', 'BTC']) {
-    const considered = [
-      emaIds[instrument]!,
-      fundingNote.id,
-      ...(instrument === 'ETH' ? [newsNote.id, correction.id] : []),
+    const links = [
+      considered.emaIds[instrument]!,
+      considered.fundingId,
+      ...(instrument === 'ETH' ? considered.newsIds : []),
     ];
-    await write(tradeRun, at(7), {
+    await demo.write(tradeRun, at(7), {
       type: 'trading_decision',
       scope: 'INSTRUMENTS',
       instruments: [instrument],
@@ -146,27 +185,47 @@ export async function seedDemo(db: Database, now: Date): Promise<DemoSeed | null
         decision: instrument === 'ETH' ? 'no_trade' : 'manage_position',
         valid_for_seconds: 900,
       },
-      links: considered.map((targetMemoryId) => ({ targetMemoryId, linkType: 'considered' })),
+      links: links.map((targetMemoryId) => ({ targetMemoryId, linkType: 'considered' })),
     });
   }
-  await finish(tradeRun, at(6));
+  await demo.finish(tradeRun, at(6));
+}
 
-  // Review: yesterday's review and a durable learning.
-  const reviewRun = await runAt(reviewer.id, at(60 * 10), '1d');
-  await write(reviewRun, at(60 * 10 - 5), {
+/** Review: yesterday's review and a durable learning. */
+async function writeReview(demo: DemoWriter, producerId: string): Promise<void> {
+  const { at } = demo;
+  const reviewRun = await demo.runAt(producerId, at(60 * 10), '1d');
+  await demo.write(reviewRun, at(60 * 10 - 5), {
     type: 'review',
     scope: 'AGENT',
     content: 'Yesterday: 3 trades, 2 winners. Entries taken before event releases underperformed.',
     metadata: { trades: 3, winners: 2, pnl_usd: 412.5 },
   });
-  await write(reviewRun, at(60 * 10 - 4), {
+  await demo.write(reviewRun, at(60 * 10 - 4), {
     type: 'agent_learnings',
     scope: 'AGENT',
     content: 'Avoid opening new exposure within 30 minutes before scheduled macro releases.',
     metadata: { confidence: 'moderate', evidence_days: 14 },
   });
-  await finish(reviewRun, at(60 * 10 - 3));
+  await demo.finish(reviewRun, at(60 * 10 - 3));
+}
+
+/** Seeds once: returns null when the database already has an agent. */
+export async function seedDemo(db: Database, now: Date): Promise<DemoSeed | null> {
+  if ((await db.prisma.agent.count()) > 0) return null;
+  const demo = demoWriter(db, now);
+  const { agent, producers } = await createCatalog(db, demo);
+
+  const emaIds = await writeEmaHandoffs(demo, producers.ema.id);
+  const fundingNote = await writeFundingNote(demo, producers.funding.id);
+  const { newsNote, correction } = await writeNewsAndCorrection(demo, producers.news.id);
+  await writeTradingDecisions(demo, producers.trader.id, {
+    emaIds,
+    fundingId: fundingNote.id,
+    newsIds: [newsNote.id, correction.id],
+  });
+  await writeReview(demo, producers.reviewer.id);
 
   const { token } = await admin.createOperatorToken(db, agent.id);
-  return { agentId: agent.id, agentName: agent.name, operatorToken: token, memoryCount };
+  return { agentId: agent.id, agentName: agent.name, operatorToken: token, memoryCount: demo.memoryCount() };
 }

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { GraphQLError } from 'graphql';
 import { encodeCursor } from '../../src/domain/cursor.js';
 import { InputError } from '../../src/domain/errors.js';
 import { matchesFilter, resolveFilter } from '../../src/domain/memory-filter.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/domain/cursor.js';
-import { CLOSE_TOO_MANY_CONNECTIONS } from '../../src/server.js';
+import { CLOSE_TOO_MANY_CONNECTIONS } from '../../src/realtime/ws-server.js';
 import {
   createAgentFixture,
   startHarness,

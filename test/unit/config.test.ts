@@ -1,6 +1,10 @@
 // S2 settings: CORS_ORIGINS takes exact origins only; GRAPHIQL and INTROSPECTION are 0/1 switches.
-import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+// Running: `npm run db:migrate` reads the same database settings as `npm start`, `.env` included.
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, loadDatabaseConfig } from '../../src/config.js';
 
 const base = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x',
@@ -37,5 +41,49 @@ describe('S2 settings', () => {
       introspection: false,
     });
     expect(() => load({ GRAPHIQL: 'off' })).toThrow(ConfigError);
+  });
+});
+
+describe('Running: the database settings shared by npm start and npm run db:migrate', () => {
+  const dirs: string[] = [];
+  const projectWithDotEnv = (dotEnv: string) => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'memory-config-'));
+    dirs.push(dir);
+    writeFileSync(path.join(dir, '.env'), dotEnv);
+    return dir;
+  };
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('Running: DATABASE_URL and DATA_DIR come from .env, the environment wins, and both loaders agree', () => {
+    const cwd = projectWithDotEnv(
+      'DATABASE_URL="postgres://postgres@127.0.0.1:5432/from_dotenv"\nDATA_DIR=./dotenv-data\nADMIN_TOKEN=adm_dotenv_0123456789\n',
+    );
+    expect(loadDatabaseConfig({}, cwd)).toEqual({
+      databaseUrl: 'postgres://postgres@127.0.0.1:5432/from_dotenv',
+      dataDir: path.join(cwd, 'dotenv-data'),
+    });
+    expect(loadDatabaseConfig({ DATA_DIR: '/elsewhere' }, cwd).dataDir).toBe('/elsewhere');
+    expect(loadConfig({}, cwd)).toMatchObject(loadDatabaseConfig({}, cwd));
+  });
+
+  it('Running: the database settings need no ADMIN_TOKEN and generate none (embedded mode)', () => {
+    const postgres = projectWithDotEnv('DATABASE_URL=postgres://postgres@127.0.0.1:5432/x\n');
+    expect(() => loadConfig({}, postgres)).toThrow(/ADMIN_TOKEN is required/);
+    expect(loadDatabaseConfig({}, postgres).databaseUrl).toBe('postgres://postgres@127.0.0.1:5432/x');
+
+    const embedded = projectWithDotEnv('DATA_DIR=./embedded\n');
+    expect(loadDatabaseConfig({}, embedded)).toEqual({
+      databaseUrl: undefined,
+      dataDir: path.join(embedded, 'embedded'),
+    });
+    expect(existsSync(path.join(embedded, 'embedded'))).toBe(false);
+  });
+
+  it('Running: a DATABASE_URL that is not postgres:// is refused by the database settings too', () => {
+    expect(() =>
+      loadDatabaseConfig({ DATABASE_URL: 'mysql://x' }, '/nonexistent-dir-for-config-test'),
+    ).toThrow(ConfigError);
   });
 });

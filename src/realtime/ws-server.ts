@@ -1,0 +1,283 @@
+// GraphQL over WebSocket (graphql-ws) on Yoga's path: who may open a socket (L4, S6), sockets per
+// token, subscriptions per socket, slow consumers; operations run through Yoga's envelop (its plugins).
+import type http from 'node:http';
+import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionArgs } from 'graphql';
+import type { Context, SubscribePayload } from 'graphql-ws';
+import { useServer, type Extra } from 'graphql-ws/use/ws';
+import type { YogaServerInstance } from 'graphql-yoga';
+import { WebSocketServer, type ServerOptions as WsOptions } from 'ws';
+import { describeAuthFailure, resolveCaller, type Caller, type CallerResolution } from '../auth/caller.js';
+import { internalError, unauthenticated } from '../auth/errors.js';
+import { bearerToken } from '../auth/tokens.js';
+import type { Database } from '../store/db.js';
+import type { Logger } from '../logger.js';
+import { logError, withBoundedMessage } from '../log-policy.js';
+import type { TokenSessions } from './sessions.js';
+import { createSharedSubscribe } from './shared-subscribe.js';
+
+/** WebSocket close codes of this service (graphql-ws uses 44xx for its own). */
+export const CLOSE_SLOW_CONSUMER = 4008;
+export const CLOSE_TOO_MANY_CONNECTIONS = 4029;
+/** L4: no or unknown token at connection_init. */
+export const CLOSE_UNAUTHORIZED = 4401;
+/** L4: a token that no longer authenticates (finished run, revoked operator token), at init or later. */
+export const CLOSE_FORBIDDEN = 4403;
+/** graphql-ws' code for a server fault; the reason never carries the error's message (W5). */
+export const CLOSE_INTERNAL_ERROR = 4500;
+/** L4: subscriptions one socket may have open at once; the next one is answered with an error. */
+export const MAX_SUBSCRIPTIONS_PER_SOCKET = 50;
+/** S3: the largest WebSocket message (a write is at most ~600 KB); anonymous sockets cannot make us buffer more. */
+export const MAX_WEBSOCKET_MESSAGE_BYTES = 2 * 1024 * 1024;
+const MAX_SOCKET_BUFFER_BYTES = 1024 * 1024;
+/** Server pings; a peer that misses one is terminated. */
+const WS_KEEPALIVE_MS = 12_000;
+
+/** What the sockets need of Yoga: its path and its envelop (parse, validate, context and execute with Yoga's plugins). */
+export type EnvelopedYoga = Pick<
+  YogaServerInstance<Record<string, unknown>, Record<string, unknown>>,
+  'graphqlEndpoint' | 'getEnveloped'
+>;
+
+/** The initial context of one socket operation: the caller resolved for it (W9), read by Yoga's context factory. */
+export interface SocketOperationContext {
+  callerResolution: CallerResolution;
+  params: SubscribePayload;
+}
+
+export interface WsServerOptions {
+  httpServer: http.Server;
+  yoga: EnvelopedYoga;
+  db: Database;
+  adminToken: string;
+  logger: Logger;
+  sessions: TokenSessions;
+  /** S2: the check of a browser's Origin header before the upgrade. */
+  verifyClient: WsOptions['verifyClient'];
+  maxConnectionsPerToken: number;
+  /** S3: documents larger than this are refused before parsing (the HTTP gate's limit). */
+  maxDocumentBytes: number;
+  /** W5: an error of a subscription's source or execution as the subscriber may see it. */
+  maskError: (error: unknown) => Error;
+  /** W10: GraphQL's own errors (parse, validation, limits), bounded and coded as over HTTP. */
+  requestError: (error: GraphQLError) => GraphQLError;
+}
+
+export interface WsServer {
+  /** Open sockets (the gauge reads it when scraped). */
+  openSockets(): number;
+  /** Closes every socket with 1001 (going away) and stops accepting. */
+  close(): Promise<void>;
+}
+
+type SocketExtra = {
+  token?: string | null;
+  countedToken?: string;
+  endSession?: () => void;
+  subscriptionIds?: Set<string>;
+};
+type SocketContext = Context<Record<string, unknown>, Extra & Partial<SocketExtra>>;
+
+interface EnvelopedRoot {
+  execute: (args: unknown) => ReturnType<typeof import('graphql').execute>;
+}
+
+const subscriptionIdsOf = (extra: Partial<SocketExtra>) => (extra.subscriptionIds ??= new Set());
+
+/** L4: open sockets per token; `take` refuses the one over the limit. */
+function connectionCounter(max: number) {
+  const connectionsPerToken = new Map<string, number>();
+  return {
+    take(tokenKey: string): boolean {
+      const open = connectionsPerToken.get(tokenKey) ?? 0;
+      if (open >= max) return false;
+      connectionsPerToken.set(tokenKey, open + 1);
+      return true;
+    },
+    release(tokenKey: string): void {
+      const open = (connectionsPerToken.get(tokenKey) ?? 1) - 1;
+      if (open > 0) connectionsPerToken.set(tokenKey, open);
+      else connectionsPerToken.delete(tokenKey);
+    },
+  };
+}
+
+/** L4: a socket without a valid caller is closed at connection_init; S6: revocation closes it later. */
+function connectHandler(options: WsServerOptions, connections: ReturnType<typeof connectionCounter>) {
+  return async (ctx: SocketContext): Promise<boolean> => {
+    const header = ctx.connectionParams?.authorization;
+    const token = bearerToken(typeof header === 'string' ? header : null);
+    const socket = ctx.extra.socket;
+    let resolution: CallerResolution;
+    try {
+      resolution = await resolveCaller(options.db, token, options.adminToken);
+    } catch (error) {
+      logError(options.logger, error, 'websocket');
+      socket.close(CLOSE_INTERNAL_ERROR, 'Internal server error');
+      return false;
+    }
+    if (!resolution.caller) {
+      if (resolution.failure.reason === 'inactive')
+        socket.close(CLOSE_FORBIDDEN, 'Forbidden: token no longer valid');
+      else socket.close(CLOSE_UNAUTHORIZED, 'Unauthorized: send connectionParams.authorization');
+      return false;
+    }
+    const { tokenKey } = resolution.caller;
+    if (!connections.take(tokenKey)) {
+      socket.close(CLOSE_TOO_MANY_CONNECTIONS, 'Too many connections for this token');
+      return false;
+    }
+    ctx.extra.countedToken = tokenKey;
+    ctx.extra.token = token;
+    // S6: revoking the token (or finishing its run) closes the socket.
+    if (resolution.caller.kind !== 'admin') {
+      ctx.extra.endSession = options.sessions.register(tokenKey, () =>
+        socket.close(CLOSE_FORBIDDEN, 'Forbidden: token revoked or run finished'),
+      );
+    }
+    return true;
+  };
+}
+
+/** W9: the caller is resolved again for every operation, never cached for the connection. */
+async function operationCaller(
+  options: WsServerOptions,
+  token: string | null,
+): Promise<CallerResolution | GraphQLError[]> {
+  let callerResolution: CallerResolution;
+  try {
+    callerResolution = await resolveCaller(options.db, token, options.adminToken);
+  } catch (error) {
+    // The database did not answer: this operation fails with the generic error (W5), the socket stays.
+    logError(options.logger, error, 'websocket');
+    return [internalError()];
+  }
+  // S3: a token that stopped working gets no parsing or validation.
+  if (!callerResolution.caller) return [unauthenticated(describeAuthFailure(callerResolution.failure))];
+  return callerResolution;
+}
+
+/** Parses and validates through Yoga's envelop; syntax and limit errors answer this operation, they never close the socket (L4). */
+function parseOperation(
+  options: WsServerOptions,
+  enveloped: ReturnType<EnvelopedYoga['getEnveloped']>,
+  query: string,
+): DocumentNode | GraphQLError[] {
+  try {
+    const document = enveloped.parse(query);
+    const errors: readonly GraphQLError[] = enveloped.validate(enveloped.schema, document);
+    if (errors.length) return errors.map((error) => withBoundedMessage(options.requestError(error)));
+    return document;
+  } catch (error) {
+    if (error instanceof GraphQLError) return [withBoundedMessage(options.requestError(error))];
+    logError(options.logger, error, 'websocket');
+    return [internalError()];
+  }
+}
+
+/** L4: at most 50 open subscriptions per socket; the next is refused, the socket stays open. */
+function countSubscription(
+  ctx: SocketContext,
+  id: string,
+  document: DocumentNode,
+  operationName?: string | null,
+) {
+  if (getOperationAST(document, operationName)?.operation !== 'subscription') return null;
+  if (subscriptionIdsOf(ctx.extra).size >= MAX_SUBSCRIPTIONS_PER_SOCKET) {
+    return [
+      new GraphQLError(`At most ${MAX_SUBSCRIPTIONS_PER_SOCKET} subscriptions may be open on one socket`, {
+        extensions: { code: 'TOO_MANY_SUBSCRIPTIONS' },
+      }),
+    ];
+  }
+  subscriptionIdsOf(ctx.extra).add(id);
+  return null;
+}
+
+/** Each operation: its caller (W9), the size limit (S3), parse and validation, the subscription count (L4). */
+function subscribeHandler(options: WsServerOptions) {
+  return async (
+    ctx: SocketContext,
+    id: string,
+    payload: SubscribePayload,
+  ): Promise<ExecutionArgs | readonly GraphQLError[]> => {
+    const callerResolution = await operationCaller(options, ctx.extra.token ?? null);
+    if (Array.isArray(callerResolution)) return callerResolution;
+    if (payload.query.length > options.maxDocumentBytes) {
+      return [
+        options.requestError(
+          new GraphQLError(`The document is larger than ${options.maxDocumentBytes} bytes`),
+        ),
+      ];
+    }
+    const initial: SocketOperationContext = { callerResolution, params: payload };
+    const enveloped = options.yoga.getEnveloped(initial);
+    const document = parseOperation(options, enveloped, payload.query);
+    if (Array.isArray(document)) return document;
+    const refused = countSubscription(ctx, id, document, payload.operationName);
+    if (refused) return refused;
+    return {
+      schema: enveloped.schema,
+      operationName: payload.operationName,
+      document,
+      variableValues: payload.variables,
+      contextValue: await enveloped.contextFactory(),
+      // Queries and mutations over the socket run through Yoga's plugins; subscriptions through sharedSubscribe.
+      rootValue: { execute: enveloped.execute },
+    };
+  };
+}
+
+export function createWsServer(options: WsServerOptions): WsServer {
+  const wsServer = new WebSocketServer({
+    server: options.httpServer,
+    path: options.yoga.graphqlEndpoint,
+    verifyClient: options.verifyClient, // S2
+    maxPayload: MAX_WEBSOCKET_MESSAGE_BYTES,
+  });
+  const sharedSubscribe = createSharedSubscribe({
+    maskError: options.maskError,
+    scopeOf: (args) => {
+      const caller = (args.contextValue as { caller: Caller | null }).caller;
+      if (!caller) return null;
+      return caller.kind === 'admin' ? 'admin' : `${caller.kind}:${caller.agentId}`;
+    },
+  });
+  const connections = connectionCounter(options.maxConnectionsPerToken);
+
+  useServer<Record<string, unknown>, SocketExtra>(
+    {
+      onConnect: connectHandler(options, connections),
+      onClose: (ctx) => {
+        ctx.extra.endSession?.();
+        if (ctx.extra.countedToken) connections.release(ctx.extra.countedToken);
+      },
+      // A consumer that does not read its socket is cut off instead of growing the server's memory.
+      onNext: (ctx) => {
+        if (ctx.extra.socket.bufferedAmount > MAX_SOCKET_BUFFER_BYTES) {
+          ctx.extra.socket.close(CLOSE_SLOW_CONSUMER, 'Slow consumer: resubscribe with after=<last cursor>');
+        }
+      },
+      execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
+      subscribe: (args) => sharedSubscribe(args),
+      onSubscribe: subscribeHandler(options),
+      onComplete: (ctx, id) => {
+        subscriptionIdsOf(ctx.extra).delete(id);
+      },
+      onError: (ctx, id) => {
+        subscriptionIdsOf(ctx.extra).delete(id);
+      },
+      // Never put an error's message into a close reason (W5: nothing leaks), whatever NODE_ENV says.
+      isProd: true,
+    },
+    wsServer,
+    WS_KEEPALIVE_MS,
+  );
+
+  return {
+    openSockets: () => wsServer.clients.size,
+    async close() {
+      for (const client of wsServer.clients) client.close(1001, 'Server shutting down');
+      await new Promise<void>((resolve) => wsServer.close(() => resolve()));
+    },
+  };
+}
