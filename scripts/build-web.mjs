@@ -17,7 +17,7 @@ export async function buildWeb({ outdir = path.join(repoRoot, 'dist/web'), minif
   await build({
     absWorkingDir: repoRoot,
     entryPoints: [
-      { in: path.join(sourceDir, 'main.ts'), out: 'app' },
+      { in: path.join(sourceDir, 'main.tsx'), out: 'app' },
       { in: path.join(sourceDir, 'app.css'), out: 'app' },
     ],
     outdir,
@@ -26,6 +26,9 @@ export async function buildWeb({ outdir = path.join(repoRoot, 'dist/web'), minif
     platform: 'browser',
     target: ['es2022', 'chrome111', 'firefox115', 'safari16.4'],
     tsconfig: path.join(sourceDir, 'tsconfig.json'),
+    // JSX compiles to Preact's automatic runtime (preact/jsx-runtime), as src/web/tsconfig.json declares.
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
     minify,
     sourcemap: 'linked',
     legalComments: 'none',

@@ -39,6 +39,43 @@ function isGraphQLErrorList(value: unknown): value is GraphQLErrorShape[] {
   return Array.isArray(value) && value.every((item) => item && typeof item === 'object' && 'message' in item);
 }
 
+type Retry = Extract<LiveStatus, { inSeconds: number }>;
+
+/**
+ * What a failure leads to: an auth error signs out; a GraphQL error from the server retries in a minute;
+ * a socket that closed or could not open backs off 1, 2, 4 … 30 s (`failures` counts those in a row).
+ */
+export function afterFailure(
+  error: unknown,
+  failures: number,
+): { signOut: AuthError } | { retry: Retry; failures: number } {
+  if (isGraphQLErrorList(error)) {
+    const classified = errorFromGraphQL(error);
+    if (classified instanceof AuthError) return { signOut: classified };
+    const retry: Retry = {
+      state: 'unavailable',
+      message: classified.message,
+      inSeconds: UNAVAILABLE_RETRY_SECONDS,
+    };
+    return { retry, failures };
+  }
+  return {
+    retry: { state: 'reconnecting', inSeconds: Math.min(MAX_RETRY_SECONDS, 2 ** failures) },
+    failures: failures + 1,
+  };
+}
+
+function connect(options: LiveOptions, connected: () => void): Client {
+  return createClient({
+    url: options.url,
+    connectionParams: { authorization: `Bearer ${options.token}` },
+    // Reconnection is ours, so that a new subscription resumes from the newest cursor.
+    retryAttempts: 0,
+    keepAlive: 20_000,
+    on: { connected },
+  });
+}
+
 /** Starts the subscription; returns a function that stops it for good. */
 export function subscribeToMemories(options: LiveOptions): () => void {
   let stopped = false;
@@ -57,32 +94,22 @@ export function subscribeToMemories(options: LiveOptions): () => void {
     client = null;
   };
 
-  const retryLater = (seconds: number, status: LiveStatus) => {
+  const retryLater = (status: Retry) => {
     teardown();
     if (stopped) return;
     options.onStatus(status);
-    retryTimer = setTimeout(start, seconds * 1000);
+    retryTimer = setTimeout(start, status.inSeconds * 1000);
   };
 
   const fail = (error: unknown) => {
-    if (isGraphQLErrorList(error)) {
-      const classified = errorFromGraphQL(error);
-      if (classified instanceof AuthError) {
-        teardown();
-        options.onAuthError(classified);
-        return;
-      }
-      retryLater(UNAVAILABLE_RETRY_SECONDS, {
-        state: 'unavailable',
-        message: classified.message,
-        inSeconds: UNAVAILABLE_RETRY_SECONDS,
-      });
+    const next = afterFailure(error, failures);
+    if ('signOut' in next) {
+      teardown();
+      options.onAuthError(next.signOut);
       return;
     }
-    // The socket closed or could not open: back off 1, 2, 4 … 30 s.
-    failures += 1;
-    const seconds = Math.min(MAX_RETRY_SECONDS, 2 ** (failures - 1));
-    retryLater(seconds, { state: 'reconnecting', inSeconds: seconds });
+    failures = next.failures;
+    retryLater(next.retry);
   };
 
   function start() {
@@ -91,20 +118,11 @@ export function subscribeToMemories(options: LiveOptions): () => void {
     const active = () => !stopped && current === attempt;
     const after = options.newestCursor();
     options.onStatus({ state: 'connecting' });
-    client = createClient({
-      url: options.url,
-      connectionParams: { authorization: `Bearer ${options.token}` },
-      // Reconnection is ours, so that a new subscription resumes from the newest cursor.
-      retryAttempts: 0,
-      keepAlive: 20_000,
-      on: {
-        connected: () => {
-          if (!active()) return;
-          failures = 0;
-          options.onStatus({ state: 'live' });
-          options.onSubscribed?.(after);
-        },
-      },
+    client = connect(options, () => {
+      if (!active()) return;
+      failures = 0;
+      options.onStatus({ state: 'live' });
+      options.onSubscribed?.(after);
     });
     unsubscribe = client.subscribe<MemoryAddedResult>(
       { query: MEMORY_ADDED_SUBSCRIPTION, variables: { f: options.filter, after } },

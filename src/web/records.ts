@@ -44,6 +44,11 @@ export function freshnessAt(memory: Memory, now: number): 'FRESH' | 'STALE' {
   return 'FRESH';
 }
 
+/** The DOM id of a record's card: links jump to it, "Load older" focuses it. */
+export function recordElementId(id: string): string {
+  return `memory-${id}`;
+}
+
 export function isCorrection(memory: Memory): boolean {
   return memory.links.some((link) => link.linkType === 'corrects');
 }

@@ -1,5 +1,4 @@
 // Signed out ⇒ the sign-in form; signed in ⇒ the Memories page. A rejected token signs out with a reason.
-import { h } from 'preact';
 import { useCallback, useState } from 'preact/hooks';
 import { clearStoredToken, readStoredToken, storeToken, takeTokenFromLocation } from '../session.js';
 import { MemoriesPage } from './memories-page.js';
@@ -22,7 +21,7 @@ export function App() {
   const onSignOut = useCallback(() => signOut({ text: 'Signed out.', tone: 'info' }), [signOut]);
   const onAuthFailure = useCallback((text: string) => signOut({ text, tone: 'error' }), [signOut]);
 
-  if (!token) return h(SignIn, { notice, onSubmit: signIn });
+  if (!token) return <SignIn notice={notice} onSubmit={signIn} />;
   // Keyed by token: signing in again starts from a clean page.
-  return h(MemoriesPage, { key: token, token, onSignOut, onAuthFailure });
+  return <MemoriesPage key={token} token={token} onSignOut={onSignOut} onAuthFailure={onAuthFailure} />;
 }

@@ -1,0 +1,236 @@
+// The filter column: time (B3) and the discovered type list with counts (B1, B2).
+import { useState } from 'preact/hooks';
+import { ROLLING_OPTIONS, localDate, parseDateRange, type TimeFilter } from '../filters.js';
+import { formatCount } from '../format.js';
+import type { MemoryTypeCount } from '../queries.js';
+
+type Mode = 'all' | 'LAST_1H' | 'LAST_6H' | 'LAST_24H' | 'range';
+
+function modeOf(time: TimeFilter): Mode {
+  return time.kind === 'all' ? 'all' : time.kind === 'rolling' ? time.rolling : 'range';
+}
+
+const MODES: { value: Mode; label: string }[] = [
+  { value: 'all', label: 'All time' },
+  ...ROLLING_OPTIONS.map((option) => ({ value: option.value as Mode, label: option.label })),
+  { value: 'range', label: 'Dates' },
+];
+
+function ModeChoice({ mode, onChoose }: { mode: Mode; onChoose: (mode: Mode) => void }) {
+  return (
+    <div class="segmented">
+      {MODES.map((option) => (
+        <label key={option.value} class={mode === option.value ? 'segment segment-on' : 'segment'}>
+          <input
+            type="radio"
+            name="time-mode"
+            value={option.value}
+            checked={mode === option.value}
+            onChange={() => onChoose(option.value)}
+          />
+          <span>{option.label}</span>
+        </label>
+      ))}
+    </div>
+  );
+}
+
+interface DateFieldProps {
+  label: string;
+  name: string;
+  value: string;
+  /** The other end of the range bounds this one, so the picker offers no reversed range. */
+  min?: string;
+  max?: string;
+  required?: boolean;
+  onValue: (value: string) => void;
+}
+
+function DateField({ label, name, value, min, max, required, onValue }: DateFieldProps) {
+  return (
+    <label>
+      <span>{label}</span>
+      <input
+        type="date"
+        name={name}
+        value={value}
+        min={min}
+        max={max}
+        required={required}
+        onInput={(event) => onValue(event.currentTarget.value)}
+      />
+    </label>
+  );
+}
+
+interface DateRangeFormProps {
+  fromDate: string;
+  toDate: string;
+  timeZone: string;
+  error: string | null;
+  onFromDate: (value: string) => void;
+  onToDate: (value: string) => void;
+  onApply: (event: Event) => void;
+}
+
+function DateRangeForm({
+  fromDate,
+  toDate,
+  timeZone,
+  error,
+  onFromDate,
+  onToDate,
+  onApply,
+}: DateRangeFormProps) {
+  return (
+    <form class="date-range" onSubmit={onApply} aria-label="Custom date range">
+      <div class="date-fields">
+        <DateField
+          label="From"
+          name="fromDate"
+          value={fromDate}
+          max={toDate || undefined}
+          required
+          onValue={onFromDate}
+        />
+        <DateField label="To" name="toDate" value={toDate} min={fromDate || undefined} onValue={onToDate} />
+      </div>
+      <p class="hint">{`Whole local days in ${timeZone}, both ends included.`}</p>
+      {error ? (
+        <p class="field-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <button type="submit" class="btn btn-secondary">
+        Apply dates
+      </button>
+    </form>
+  );
+}
+
+export function TimeFilterControl({
+  time,
+  timeZone,
+  onChange,
+}: {
+  time: TimeFilter;
+  timeZone: string;
+  onChange: (time: TimeFilter) => void;
+}) {
+  const [mode, setMode] = useState<Mode>(modeOf(time));
+  const today = localDate(new Date());
+  const [fromDate, setFromDate] = useState(time.kind === 'range' ? time.fromDate : today);
+  const [toDate, setToDate] = useState(time.kind === 'range' ? time.toDate : today);
+  const [error, setError] = useState<string | null>(null);
+
+  const choose = (next: Mode) => {
+    setMode(next);
+    setError(null);
+    if (next === 'all') onChange({ kind: 'all' });
+    else if (next !== 'range') onChange({ kind: 'rolling', rolling: next });
+  };
+
+  const apply = (event: Event) => {
+    event.preventDefault();
+    const parsed = parseDateRange(fromDate, toDate);
+    if (!parsed.ok) return setError(parsed.message);
+    setError(null);
+    onChange(parsed.time);
+  };
+
+  return (
+    <fieldset class="panel time-filter">
+      <legend>Time</legend>
+      <ModeChoice mode={mode} onChoose={choose} />
+      {mode === 'range' ? (
+        <DateRangeForm
+          fromDate={fromDate}
+          toDate={toDate}
+          timeZone={timeZone}
+          error={error}
+          onFromDate={setFromDate}
+          onToDate={setToDate}
+          onApply={apply}
+        />
+      ) : null}
+    </fieldset>
+  );
+}
+
+/** A selected type stays listed (with 0) when the window has none of it, so it can be deselected. */
+function typeRows(counts: MemoryTypeCount[], selected: string[]): MemoryTypeCount[] {
+  return [
+    ...counts,
+    ...selected.filter((type) => !counts.some((c) => c.type === type)).map((type) => ({ type, count: 0 })),
+  ].sort((a, b) => a.type.localeCompare(b.type));
+}
+
+function TypeRow({
+  type,
+  count,
+  checked,
+  onToggle,
+}: MemoryTypeCount & { checked: boolean; onToggle: () => void }) {
+  return (
+    <li data-type={type} data-count={count}>
+      <label class={checked ? 'type-option type-on' : 'type-option'}>
+        <input type="checkbox" checked={checked} onChange={onToggle} />
+        <span class="type-name">{type}</span>
+        <span class="count" aria-label={`${count} records`}>
+          {formatCount(count)}
+        </span>
+      </label>
+    </li>
+  );
+}
+
+export function TypeList({
+  counts,
+  selected,
+  loading,
+  windowActive,
+  onToggle,
+  onClear,
+}: {
+  counts: MemoryTypeCount[];
+  selected: string[];
+  loading: boolean;
+  windowActive: boolean;
+  onToggle: (type: string) => void;
+  onClear: () => void;
+}) {
+  const rows = typeRows(counts, selected);
+  const total = counts.reduce((sum, c) => sum + c.count, 0);
+
+  return (
+    <fieldset class="panel type-filter" aria-busy={loading}>
+      <legend>Types</legend>
+      <button
+        type="button"
+        class={selected.length === 0 ? 'all-types all-types-on' : 'all-types'}
+        aria-pressed={selected.length === 0}
+        onClick={onClear}
+      >
+        <span>All types</span>
+        <span class="count">{formatCount(total)}</span>
+      </button>
+      {rows.length === 0 && !loading ? (
+        <p class="muted empty-types">
+          {windowActive ? 'No records in this time window.' : 'No records yet.'}
+        </p>
+      ) : (
+        <ul class="type-list">
+          {rows.map(({ type, count }) => (
+            <TypeRow
+              key={type}
+              type={type}
+              count={count}
+              checked={selected.includes(type)}
+              onToggle={() => onToggle(type)}
+            />
+          ))}
+        </ul>
+      )}
+    </fieldset>
+  );
+}

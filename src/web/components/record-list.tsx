@@ -1,0 +1,126 @@
+// The records column: what is shown (filter summary, resolved window), the list's states (loading, error,
+// empty), the records newest first (B4, B5) and "Load older" below them (B4).
+import { useCallback, useMemo } from 'preact/hooks';
+import { describeTimeFilter, type BrowseFilter } from '../filters.js';
+import { formatCount, formatHours, formatWindowBound } from '../format.js';
+import type { ListState } from '../list-state.js';
+import { recordElementId } from '../records.js';
+import { RecordCard } from './record-card.js';
+
+/** A live record is marked "New" this long after it arrived. */
+const NEW_FOR_MS = 5 * 60_000;
+
+export function ListHead({ filter, list, stale }: { filter: BrowseFilter; list: ListState; stale: boolean }) {
+  return (
+    <div class="list-head">
+      <h2>Records</h2>
+      <p class="list-summary" data-summary="">
+        {`${describeTimeFilter(filter.time)} · ${
+          filter.types.length ? filter.types.join(', ') : 'all types'
+        } · ${formatCount(list.edges.length)}${list.hasNextPage ? '+' : ''} shown`}
+      </p>
+      {list.window && !stale ? (
+        <p class="window-line" data-window-from={list.window.from} data-window-to={list.window.to}>
+          {`From ${formatWindowBound(list.window.from)} to ${formatWindowBound(list.window.to)} (${formatHours(
+            list.window.from,
+            list.window.to,
+          )})`}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+export function LoadError({ message, onRetry }: { message: string | null; onRetry: () => void }) {
+  return (
+    <div class="alert" role="alert">
+      <span>{`Could not load records: ${message ?? 'unknown error'}`}</span>
+      <button type="button" class="btn btn-secondary" onClick={onRetry}>
+        Retry
+      </button>
+    </div>
+  );
+}
+
+export function Loading() {
+  return (
+    <div class="loading" role="status">
+      <span class="spinner" aria-hidden="true" />
+      Loading records…
+    </div>
+  );
+}
+
+export function NoRecords({ filtered, onClearAll }: { filtered: boolean; onClearAll: () => void }) {
+  return (
+    <div class="empty" role="status">
+      <p>{filtered ? 'No records match these filters.' : 'No records yet.'}</p>
+      <p class="muted">New records appear here as soon as they are written.</p>
+      {filtered ? (
+        <button type="button" class="btn btn-secondary" onClick={onClearAll}>
+          Clear filters
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+export function Records({
+  list,
+  now,
+  arrivals,
+}: {
+  list: ListState;
+  now: number;
+  arrivals: ReadonlyMap<string, number>;
+}) {
+  const shownIds = useMemo(() => new Set(list.edges.map((edge) => edge.node.id)), [list.edges]);
+  const jumpTo = useCallback((id: string) => {
+    const element = document.getElementById(recordElementId(id));
+    element?.scrollIntoView({ block: 'center', behavior: 'smooth' });
+    element?.focus({ preventScroll: true });
+  }, []);
+
+  return (
+    <ol
+      class={`records${list.status === 'loading' ? ' records-loading' : ''}`}
+      aria-label="Records, newest first"
+    >
+      {list.edges.map((edge) => (
+        <li key={edge.node.id}>
+          <RecordCard
+            memory={edge.node}
+            now={now}
+            isNew={(arrivals.get(edge.node.id) ?? -Infinity) > now - NEW_FOR_MS}
+            isShown={(id: string) => shownIds.has(id)}
+            onJump={jumpTo}
+          />
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+export function ListFoot({ list, onLoadOlder }: { list: ListState; onLoadOlder: () => void }) {
+  return (
+    <div class="list-foot">
+      {list.olderError ? (
+        <p class="field-error" role="alert">
+          {`Could not load older records: ${list.olderError}`}
+        </p>
+      ) : null}
+      {list.hasNextPage ? (
+        <button
+          type="button"
+          class="btn btn-secondary load-older"
+          onClick={onLoadOlder}
+          disabled={list.loadingOlder}
+        >
+          {list.loadingOlder ? 'Loading…' : 'Load older'}
+        </button>
+      ) : (
+        <p class="muted end">No older records.</p>
+      )}
+    </div>
+  );
+}
