@@ -4,7 +4,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
-import { createMemoryEvents, type GapListener, type MemoryAddedEvent, type MemoryEvents } from './events.js';
+import {
+  createMemoryEvents,
+  type GapListener,
+  type MemoryAddedEvent,
+  type MemoryAddedListener,
+  type MemoryEvents,
+} from './events.js';
 
 const topicOf = (agentId: string) => `memory:added:${agentId}`;
 /** Published by an instance whose publishes failed, once it can publish again: "you may have missed mine". */
@@ -26,115 +32,134 @@ export function createRedisMemoryEvents(options: {
   subscribeClient: Redis;
   logger: Logger;
 }): MemoryEvents {
-  const { publishClient, subscribeClient, logger } = options;
-  const origin = randomUUID();
-  const local = createMemoryEvents();
+  return new RedisMemoryEvents(options.publishClient, options.subscribeClient, options.logger);
+}
+
+class RedisMemoryEvents implements MemoryEvents {
+  private readonly origin = randomUUID();
+  private readonly local = createMemoryEvents();
   /** Redis channels this instance needs, with how many local listeners need each. */
-  const wanted = new Map<string, number>();
-  const gapListeners = new Set<GapListener>();
+  private readonly wanted = new Map<string, number>();
+  private readonly gapListeners = new Set<GapListener>();
   /** When the first unpublished record was created (null: every publish arrived). */
-  let publishFailedSince: Date | null = null;
+  private publishFailedSince: Date | null = null;
   /** When the subscription link went down (null: up). */
-  let subscribeLinkLostAt: Date | null = null;
-  let closing = false;
+  private subscribeLinkLostAt: Date | null = null;
+  private closing = false;
 
-  const signalGap = (since: Date) => {
-    const from = new Date(since.getTime() - GAP_MARGIN_MS);
-    for (const onGap of gapListeners) onGap(from);
-  };
-  const subscribe = (channels: string[]) =>
-    subscribeClient.subscribe(...channels).then(
-      () => true,
-      (err: unknown) => {
-        // Retried on the next `ready` (ioredis only resubscribes channels it saw confirmed).
-        logger.warn({ err }, 'redis subscribe failed; retried when redis is back');
-        return false;
-      },
-    );
+  constructor(
+    private readonly publishClient: Redis,
+    private readonly subscribeClient: Redis,
+    private readonly logger: Logger,
+  ) {
+    subscribeClient.on('message', (channel: string, message: string) => this.receive(channel, message));
+    void this.subscribe([RESYNC]);
+    subscribeClient.on('close', () => this.subscribeLinkLost());
+    subscribeClient.on('ready', () => this.subscribeLinkBack());
+    publishClient.on('ready', () => this.publishLinkBack());
+    for (const client of [publishClient, subscribeClient]) {
+      client.on('error', (err: unknown) => logger.debug({ err }, 'redis connection error'));
+    }
+  }
 
-  subscribeClient.on('message', (channel: string, message: string) => {
+  async publishMemoryAdded(memory: { id: string; agentId: string; type: string; createdAt: Date }) {
+    await this.local.publishMemoryAdded(memory);
+    const wire: WireEvent = {
+      id: memory.id,
+      agentId: memory.agentId,
+      type: memory.type,
+      createdAt: memory.createdAt.toISOString(),
+      origin: this.origin,
+    };
+    // Not awaited: the write is committed and answered whether Redis is up or not.
+    this.publishClient.publish(topicOf(memory.agentId), JSON.stringify(wire)).catch((err: unknown) => {
+      if (!this.publishFailedSince)
+        this.logger.warn({ err }, 'redis publish failed: other instances will catch up');
+      if (!this.publishFailedSince || memory.createdAt < this.publishFailedSince)
+        this.publishFailedSince = memory.createdAt;
+    });
+  }
+
+  listen(agentId: string, listener: MemoryAddedListener, onGap?: GapListener): () => void {
+    const topic = topicOf(agentId);
+    const stopLocal = this.local.listen(agentId, listener);
+    const count = this.wanted.get(topic) ?? 0;
+    this.wanted.set(topic, count + 1);
+    if (count === 0) void this.subscribe([topic]);
+    if (onGap) this.gapListeners.add(onGap);
+    let stopped = false;
+    return () => {
+      if (stopped) return;
+      stopped = true;
+      stopLocal();
+      if (onGap) this.gapListeners.delete(onGap);
+      const left = (this.wanted.get(topic) ?? 1) - 1;
+      if (left > 0) return void this.wanted.set(topic, left);
+      this.wanted.delete(topic);
+      this.subscribeClient.unsubscribe(topic).catch(() => undefined);
+    };
+  }
+
+  async close() {
+    this.closing = true;
+    await this.local.close();
+    this.publishClient.disconnect();
+    this.subscribeClient.disconnect();
+  }
+
+  private receive(channel: string, message: string): void {
     let event: WireEvent & ResyncMessage;
     try {
       event = JSON.parse(message) as WireEvent & ResyncMessage;
     } catch {
       return;
     }
-    if (event.origin === origin) return; // already delivered locally
-    if (channel === RESYNC) return signalGap(new Date(event.since));
-    void local.publishMemoryAdded({ ...event, createdAt: new Date(event.createdAt) });
-  });
-  void subscribe([RESYNC]);
-
-  subscribeClient.on('close', () => {
-    if (closing || subscribeLinkLostAt) return;
-    logger.warn('redis connection lost: live records from other instances paused');
-    subscribeLinkLostAt = new Date();
-  });
-  subscribeClient.on('ready', () => {
-    const lostAt = subscribeLinkLostAt;
-    if (!lostAt) return;
-    subscribeLinkLostAt = null;
-    // Re-listen first, then catch up: whatever commits after the subscription arrives live.
-    void subscribe([RESYNC, ...wanted.keys()]).then((ok) => {
-      if (!ok) return;
-      logger.warn('redis connection restored: subscriptions catch up from the database');
-      signalGap(lostAt);
-    });
-  });
-  publishClient.on('ready', () => {
-    const since = publishFailedSince;
-    if (!since) return;
-    publishFailedSince = null;
-    const resync: ResyncMessage = { origin, since: since.toISOString() };
-    publishClient.publish(RESYNC, JSON.stringify(resync)).catch(() => {
-      if (!publishFailedSince || since < publishFailedSince) publishFailedSince = since;
-    });
-  });
-  for (const client of [publishClient, subscribeClient]) {
-    client.on('error', (err: unknown) => logger.debug({ err }, 'redis connection error'));
+    if (event.origin === this.origin) return; // already delivered locally
+    if (channel === RESYNC) return this.signalGap(new Date(event.since));
+    void this.local.publishMemoryAdded({ ...event, createdAt: new Date(event.createdAt) });
   }
 
-  return {
-    async publishMemoryAdded(memory) {
-      await local.publishMemoryAdded(memory);
-      const wire: WireEvent = {
-        id: memory.id,
-        agentId: memory.agentId,
-        type: memory.type,
-        createdAt: memory.createdAt.toISOString(),
-        origin,
-      };
-      // Not awaited: the write is committed and answered whether Redis is up or not.
-      publishClient.publish(topicOf(memory.agentId), JSON.stringify(wire)).catch((err: unknown) => {
-        if (!publishFailedSince) logger.warn({ err }, 'redis publish failed: other instances will catch up');
-        if (!publishFailedSince || memory.createdAt < publishFailedSince)
-          publishFailedSince = memory.createdAt;
-      });
-    },
-    listen(agentId, listener, onGap) {
-      const topic = topicOf(agentId);
-      const stopLocal = local.listen(agentId, listener);
-      const count = wanted.get(topic) ?? 0;
-      wanted.set(topic, count + 1);
-      if (count === 0) void subscribe([topic]);
-      if (onGap) gapListeners.add(onGap);
-      let stopped = false;
-      return () => {
-        if (stopped) return;
-        stopped = true;
-        stopLocal();
-        if (onGap) gapListeners.delete(onGap);
-        const left = (wanted.get(topic) ?? 1) - 1;
-        if (left > 0) return void wanted.set(topic, left);
-        wanted.delete(topic);
-        subscribeClient.unsubscribe(topic).catch(() => undefined);
-      };
-    },
-    async close() {
-      closing = true;
-      await local.close();
-      publishClient.disconnect();
-      subscribeClient.disconnect();
-    },
-  };
+  private signalGap(since: Date): void {
+    const from = new Date(since.getTime() - GAP_MARGIN_MS);
+    for (const onGap of this.gapListeners) onGap(from);
+  }
+
+  private subscribe(channels: string[]): Promise<boolean> {
+    return this.subscribeClient.subscribe(...channels).then(
+      () => true,
+      (err: unknown) => {
+        // Retried on the next `ready` (ioredis only resubscribes channels it saw confirmed).
+        this.logger.warn({ err }, 'redis subscribe failed; retried when redis is back');
+        return false;
+      },
+    );
+  }
+
+  private subscribeLinkLost(): void {
+    if (this.closing || this.subscribeLinkLostAt) return;
+    this.logger.warn('redis connection lost: live records from other instances paused');
+    this.subscribeLinkLostAt = new Date();
+  }
+
+  private subscribeLinkBack(): void {
+    const lostAt = this.subscribeLinkLostAt;
+    if (!lostAt) return;
+    this.subscribeLinkLostAt = null;
+    // Re-listen first, then catch up: whatever commits after the subscription arrives live.
+    void this.subscribe([RESYNC, ...this.wanted.keys()]).then((ok) => {
+      if (!ok) return;
+      this.logger.warn('redis connection restored: subscriptions catch up from the database');
+      this.signalGap(lostAt);
+    });
+  }
+
+  private publishLinkBack(): void {
+    const since = this.publishFailedSince;
+    if (!since) return;
+    this.publishFailedSince = null;
+    const resync: ResyncMessage = { origin: this.origin, since: since.toISOString() };
+    this.publishClient.publish(RESYNC, JSON.stringify(resync)).catch(() => {
+      if (!this.publishFailedSince || since < this.publishFailedSince) this.publishFailedSince = since;
+    });
+  }
 }
