@@ -10,8 +10,6 @@ export type Caller =
   | { kind: 'operator'; agentId: string; tokenKey: string; operatorTokenId: string }
   | { kind: 'run'; agentId: string; run: RunIdentity & { producerName: string }; tokenKey: string };
 
-export type CallerKind = Caller['kind'] | 'none';
-
 /**
  * Why no caller: `missing` (no token sent), `unknown` (not a token of this service) or `inactive`
  * (a real token that no longer authenticates: its run finished or it was revoked — L4 tells them apart).

@@ -1,7 +1,7 @@
 // Typed failures as GraphQL errors, for the places that answer before or outside execution (the
 // auth gate, the WebSocket, error masking). Resolvers throw the domain classes themselves.
 import { GraphQLError } from 'graphql';
-import { ForbiddenError, ServiceError, UnauthenticatedError } from '../domain/errors.js';
+import { ServiceError, UnauthenticatedError } from '../domain/errors.js';
 
 /** A ServiceError as GraphQL shows it: its message, its code and details in `extensions` (W5: nothing else). */
 export function toGraphQLError(error: ServiceError, path?: readonly (string | number)[]): GraphQLError {
@@ -10,10 +10,6 @@ export function toGraphQLError(error: ServiceError, path?: readonly (string | nu
 
 export function unauthenticated(reason?: string | null): GraphQLError {
   return toGraphQLError(new UnauthenticatedError(reason));
-}
-
-export function forbidden(message?: string): GraphQLError {
-  return toGraphQLError(new ForbiddenError(message));
 }
 
 /** A server fault as callers see it: generic, leaking nothing (W5); the cause is logged, never sent. */

@@ -12,7 +12,7 @@ import type { Prisma } from './generated/prisma/client.js';
 /** Canonical Hyperliquid names: letters and digits only (`BTC`, `kPEPE`); no `-PERP` suffix. */
 const instrumentIdPattern = /^[A-Za-z0-9]{1,32}$/;
 const terminalStatuses = ['SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
-export type TerminalRunStatus = (typeof terminalStatuses)[number];
+type TerminalRunStatus = (typeof terminalStatuses)[number];
 
 /** W10: admin text bound for a text column must be storable (requireStorableText) before any rule reads it. */
 export async function createAgent(db: Database, input: { name: string }) {
@@ -80,15 +80,6 @@ export async function setAgentInstruments(db: Database, agentId: string, instrum
     }
     return tx.agent.findUniqueOrThrow({ where: { id: agentId } });
   });
-}
-
-export async function selectedInstrumentIds(db: Database, agentId: string): Promise<string[]> {
-  const rows = await db.prisma.agentInstrument.findMany({
-    where: { agentId, deselectedAt: null },
-    orderBy: { instrumentId: 'asc' },
-    select: { instrumentId: true },
-  });
-  return rows.map((r) => r.instrumentId);
 }
 
 export async function createProducer(

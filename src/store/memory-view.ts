@@ -1,12 +1,6 @@
 // A record as the REST mirror and the demo output show it (snake_case), from the one record shape.
 import { freshnessAt } from '../domain/expiry.js';
-import type { Database } from './db.js';
-import { memoryRecordSelect, toProvenance, type MemoryRecord } from './memory-record.js';
-
-export async function loadMemoryView(db: Database, id: string, now: Date) {
-  const row = await db.prisma.memory.findUnique({ where: { id }, select: memoryRecordSelect });
-  return row && toMemoryView(row, now);
-}
+import { toProvenance, type MemoryRecord } from './memory-record.js';
 
 /** The REST (snake_case) view of a record. */
 export function toMemoryView(row: MemoryRecord, now: Date) {
