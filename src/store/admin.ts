@@ -12,7 +12,6 @@ import type { Prisma } from './generated/prisma/client.js';
 /** Canonical Hyperliquid names: letters and digits only (`BTC`, `kPEPE`); no `-PERP` suffix. */
 const instrumentIdPattern = /^[A-Za-z0-9]{1,32}$/;
 const terminalStatuses = ['SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
-type TerminalRunStatus = (typeof terminalStatuses)[number];
 
 /** W10: admin text bound for a text column must be storable (requireStorableText) before any rule reads it. */
 export async function createAgent(db: Database, input: { name: string }) {
