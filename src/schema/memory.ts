@@ -1,4 +1,5 @@
 // The Memory record (§1), its reads (`memory`) and the write mutation (`createMemory`, W1–W8).
+import { queryFromInfo } from '@pothos/plugin-prisma';
 import { unauthenticated, forbidden } from '../auth/errors.js';
 import { freshnessAt } from '../domain/expiry.js';
 import {
@@ -194,12 +195,18 @@ builder.objectType(IdempotencyConflictError, {
 
 const CreateMemorySuccess = builder.objectRef<WrittenMemory>('CreateMemorySuccess').implement({
   fields: (t) => ({
-    memory: t.prismaField({
-      type: 'Memory',
-      // A fresh write already holds everything the record shows; only a retry reads it back.
-      resolve: (query, written, _args, ctx) =>
-        (written.row as never) ??
-        ctx.db.prisma.memory.findUniqueOrThrow({ ...query, where: { id: written.id } }),
+    memory: t.field({
+      type: MemoryRef,
+      // A fresh write already holds everything the record shows; only a retry reads it back. The
+      // selection is planned either way: it tells the record's fields that their data is loaded.
+      // (A prismaField would hand over a query that a fresh write rightly leaves unused.)
+      resolve: (written, _args, ctx, info) => {
+        const query = queryFromInfo({ context: ctx, info });
+        return (
+          (written.row as never) ??
+          ctx.db.prisma.memory.findUniqueOrThrow({ ...query, where: { id: written.id } })
+        );
+      },
     }),
     expiresAt: t.expose('expiresAt', {
       type: 'DateTime',
