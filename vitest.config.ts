@@ -7,6 +7,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
+    // Pothos' onUnusedQuery: 'error' in every test file.
+    setupFiles: ['test/support/setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Files run in parallel workers; each gets its own database (a PGlite copy or a fresh PostgreSQL database).

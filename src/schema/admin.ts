@@ -11,7 +11,7 @@ function adminOnly(ctx: GraphQLContext): void {
   requireAdmin(ctx.caller, ctx.authFailure);
 }
 
-builder.prismaObject('Agent', {
+export const AgentRef = builder.prismaObject('Agent', {
   fields: (t) => ({
     id: t.expose('id', { type: 'UUID' }),
     name: t.exposeString('name'),
@@ -77,7 +77,7 @@ builder.prismaObject('Producer', {
   }),
 });
 
-builder.prismaObject('Run', {
+export const RunRef = builder.prismaObject('Run', {
   fields: (t) => ({
     id: t.expose('id', { type: 'UUID' }),
     agentId: t.expose('agentId', { type: 'UUID' }),

@@ -1,6 +1,8 @@
 // Who am I and which agents can I see: `viewer`, `agents`, `agent(id)`. Operator and run tokens see
 // only their own agent; a foreign id answers like an unknown one (S1).
+import { queryFromInfo } from '@pothos/plugin-prisma';
 import { UnauthenticatedError } from '../domain/errors.js';
+import { AgentRef, RunRef } from './admin.js';
 import { builder } from './builder.js';
 import type { GraphQLContext } from './context.js';
 
@@ -23,19 +25,31 @@ const Viewer = builder.objectRef<ViewerShape>('Viewer').implement({
   description: 'The caller behind the bearer token.',
   fields: (t) => ({
     kind: t.expose('kind', { type: ViewerKindEnum }),
-    agent: t.prismaField({
-      type: 'Agent',
+    // Plain fields planning their own query: the admin token has no agent and no run, so there is
+    // nothing to read (a prismaField's query would go unused).
+    agent: t.field({
+      type: AgentRef,
       nullable: true,
       description: 'The agent an operator or run token belongs to (null for the admin token).',
-      resolve: (query, viewer, _args, ctx) =>
-        viewer.agentId ? ctx.db.prisma.agent.findUnique({ ...query, where: { id: viewer.agentId } }) : null,
+      resolve: (viewer, _args, ctx, info) =>
+        viewer.agentId
+          ? ctx.db.prisma.agent.findUnique({
+              ...queryFromInfo({ context: ctx, info }),
+              where: { id: viewer.agentId },
+            })
+          : null,
     }),
-    run: t.prismaField({
-      type: 'Run',
+    run: t.field({
+      type: RunRef,
       nullable: true,
       description: 'The run of a run token.',
-      resolve: (query, viewer, _args, ctx) =>
-        viewer.runId ? ctx.db.prisma.run.findUnique({ ...query, where: { id: viewer.runId } }) : null,
+      resolve: (viewer, _args, ctx, info) =>
+        viewer.runId
+          ? ctx.db.prisma.run.findUnique({
+              ...queryFromInfo({ context: ctx, info }),
+              where: { id: viewer.runId },
+            })
+          : null,
     }),
   }),
 });
@@ -63,10 +77,8 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One agent with its producers and selected instruments; null when unknown or not visible.',
     args: { id: t.arg({ type: 'UUID', required: true }) },
-    resolve: (query, _root, { id }, ctx) => {
-      const visible = visibleAgents(ctx);
-      if (visible.id && visible.id !== id) return null;
-      return ctx.db.prisma.agent.findUnique({ ...query, where: { id } });
-    },
+    // S1: a foreign id is filtered out by the same statement that reads the agent, so it answers like an unknown one.
+    resolve: (query, _root, { id }, ctx) =>
+      ctx.db.prisma.agent.findFirst({ ...query, where: { AND: [{ id }, visibleAgents(ctx)] } }),
   }),
 }));

@@ -1,3 +1,4 @@
+// The one SchemaBuilder: Pothos with the errors and Prisma plugins, typed by the generated Prisma types.
 import SchemaBuilder from '@pothos/core';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import PrismaPlugin from '@pothos/plugin-prisma';
@@ -5,6 +6,7 @@ import type PrismaTypes from '../store/generated/pothos-types.js';
 import { getDatamodel } from '../store/generated/pothos-types.js';
 import type { JsonObject } from '../domain/types.js';
 import type { GraphQLContext } from './context.js';
+import { unusedQueryCheck } from './unused-query-check.js';
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
@@ -24,7 +26,7 @@ export const builder = new SchemaBuilder<{
     client: (ctx) => ctx.db.prisma,
     exposeDescriptions: false,
     filterConnectionTotalCount: true,
-    onUnusedQuery: null,
+    onUnusedQuery: unusedQueryCheck(),
   },
   errors: { defaultTypes: [] },
 });

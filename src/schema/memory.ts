@@ -1,5 +1,6 @@
 // The Memory record (§1), its reads (`memory`) and the write mutation (`createMemory`, W1–W8).
 import type { SchemaTypes } from '@pothos/core';
+import { queryFromInfo } from '@pothos/plugin-prisma';
 import {
   ForbiddenError,
   IdempotencyConflictError,
@@ -141,10 +142,15 @@ builder.objectType(IdempotencyConflictError, {
 
 const CreateMemorySuccessRef = builder.objectRef<WrittenMemory>('CreateMemorySuccess').implement({
   fields: (t) => ({
-    memory: t.prismaField({
-      type: 'Memory',
-      // The write already holds the whole record (a fresh one as stored, a retry as read once).
-      resolve: (_query, written) => written.record,
+    memory: t.field({
+      type: MemoryRef,
+      // The write already holds the whole record (a fresh one as stored, a retry as read once). The
+      // selection is planned anyway: it tells the record's fields that their data is loaded.
+      // (A prismaField would hand over a query that the write rightly leaves unused.)
+      resolve: (written, _args, ctx, info) => {
+        queryFromInfo({ context: ctx, info });
+        return written.record;
+      },
     }),
     expiresAt: t.field({
       type: 'DateTime',

@@ -8,6 +8,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import pg from 'pg';
 import { PrismaClient } from './generated/prisma/client.js';
 import { applyMigrations } from './migrate.js';
+import { observePrisma, observeSql, type StatementListener } from './statement-observer.js';
 
 export type { PrismaClient };
 
@@ -20,6 +21,8 @@ export interface DatabaseConfig {
   poolSize?: number;
   /** PGlite only: start from a dumped data folder (tests start from an already migrated copy). */
   pgliteSnapshot?: Blob;
+  /** Tests only: hears every statement sent (round-trip snapshots); the service never sets it. */
+  onStatement?: StatementListener;
 }
 
 /** Direct SQL on the driver (no ORM layer) for the hot paths; identical PostgreSQL SQL on both databases. */
@@ -50,7 +53,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
     // An idle client that loses its server must not crash the process.
     pool.on('error', () => {});
     const adapter = new PrismaPg(pool);
-    return makeDatabase('postgres', adapter, pool, null, async () => {
+    return makeDatabase('postgres', adapter, pool, null, config.onStatement, async () => {
       await pool.end();
     });
   }
@@ -60,7 +63,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
     config.pgliteSnapshot ? { loadDataDir: config.pgliteSnapshot } : {},
   );
   const adapter = new PrismaPGlite(pglite);
-  return makeDatabase('pglite', adapter, null, pglite, async () => {
+  return makeDatabase('pglite', adapter, null, pglite, config.onStatement, async () => {
     await pglite.close();
   });
 }
@@ -70,41 +73,11 @@ function makeDatabase(
   adapter: SqlMigrationAwareDriverAdapterFactory,
   pool: pg.Pool | null,
   pglite: PGlite | null,
+  onStatement: StatementListener | undefined,
   closeDriver: () => Promise<void>,
 ): Database {
-  const prisma = new PrismaClient({ adapter });
-  const sql: Sql = pool
-    ? {
-        query: async <T>(text: string, params: unknown[] = []) =>
-          (await pool.query(text, params)).rows as T[],
-      }
-    : {
-        query: async <T>(text: string, params: unknown[] = []) => (await pglite!.query<T>(text, params)).rows,
-      };
-  const sqlTransaction = async <T>(work: (sql: Sql) => Promise<T>): Promise<T> => {
-    if (!pool) {
-      return pglite!.transaction((tx) =>
-        work({
-          query: async <R>(text: string, params: unknown[] = []) => (await tx.query<R>(text, params)).rows,
-        }),
-      );
-    }
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      const result = await work({
-        query: async <R>(text: string, params: unknown[] = []) =>
-          (await client.query(text, params)).rows as R[],
-      });
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
-  };
+  const prisma = new PrismaClient({ adapter: onStatement ? observePrisma(adapter, onStatement) : adapter });
+  const { sql, sqlTransaction } = pool ? pgSql(pool, onStatement) : pgliteSql(pglite!, onStatement);
   let closed = false;
   return {
     kind,
@@ -134,4 +107,65 @@ function migrationAdapter(
 ): SqlMigrationAwareDriverAdapterFactory {
   if (kind === 'postgres' && pool) return new PrismaPg(pool);
   return adapter;
+}
+
+type DirectSql = Pick<Database, 'sql' | 'sqlTransaction'>;
+
+const observedBy = (onStatement: StatementListener | undefined) => (sql: Sql) =>
+  onStatement ? observeSql(sql, onStatement) : sql;
+
+function pgSql(pool: pg.Pool, onStatement: StatementListener | undefined): DirectSql {
+  const observed = observedBy(onStatement);
+  return {
+    sql: observed({
+      query: async <T>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as T[],
+    }),
+    async sqlTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      const direct = observed({
+        query: async <R>(text: string, params: unknown[] = []) =>
+          (await client.query(text, params)).rows as R[],
+      });
+      try {
+        await direct.query('BEGIN');
+        const result = await work(direct);
+        await direct.query('COMMIT');
+        return result;
+      } catch (error) {
+        await direct.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+  };
+}
+
+function pgliteSql(pglite: PGlite, onStatement: StatementListener | undefined): DirectSql {
+  const observed = observedBy(onStatement);
+  // PGlite sends BEGIN and COMMIT/ROLLBACK itself; an observer hears them as on pg's path.
+  const boundary = (text: 'BEGIN' | 'COMMIT' | 'ROLLBACK') => onStatement?.({ via: 'sql', text });
+  return {
+    sql: observed({
+      query: async <T>(text: string, params: unknown[] = []) => (await pglite.query<T>(text, params)).rows,
+    }),
+    async sqlTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+      boundary('BEGIN');
+      let committed = false;
+      try {
+        const result = await pglite.transaction((tx) =>
+          work(
+            observed({
+              query: async <R>(text: string, params: unknown[] = []) =>
+                (await tx.query<R>(text, params)).rows,
+            }),
+          ),
+        );
+        committed = true;
+        return result;
+      } finally {
+        boundary(committed ? 'COMMIT' : 'ROLLBACK');
+      }
+    },
+  };
 }

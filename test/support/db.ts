@@ -2,11 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/store/db.js';
+import type { StatementListener } from '../../src/store/statement-observer.js';
 import { inject } from 'vitest';
 import { testDatabaseUrl, withDatabaseName } from './env.js';
 
 /** A fresh, migrated, empty database for one test file (PGlite in memory, or a new PostgreSQL database). */
-export async function createTestDatabase(): Promise<Database & { url?: string }> {
+export async function createTestDatabase(
+  options: { onStatement?: StatementListener } = {},
+): Promise<Database & { url?: string }> {
   if (testDatabaseUrl) {
     const name = `memory_test_${randomUUID().replace(/-/g, '')}`;
     const admin = new pg.Client({ connectionString: withDatabaseName(testDatabaseUrl, 'postgres') });
@@ -14,7 +17,7 @@ export async function createTestDatabase(): Promise<Database & { url?: string }>
     await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplate')}`);
     await admin.end();
     const url = withDatabaseName(testDatabaseUrl, name);
-    const db = await openDatabase({ databaseUrl: url, dataDir: '' });
+    const db = await openDatabase({ databaseUrl: url, dataDir: '', onStatement: options.onStatement });
     const closeConnections = db.close.bind(db);
     return Object.assign(db, {
       url,
@@ -28,5 +31,5 @@ export async function createTestDatabase(): Promise<Database & { url?: string }>
     });
   }
   const snapshot = new Blob([await readFile(inject('pgliteSnapshot'))]);
-  return openDatabase({ dataDir: 'memory://', pgliteSnapshot: snapshot });
+  return openDatabase({ dataDir: 'memory://', pgliteSnapshot: snapshot, onStatement: options.onStatement });
 }

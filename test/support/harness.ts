@@ -5,6 +5,7 @@ import { createServer, type Server, type ServerDeps } from '../../src/server.js'
 import { createMemoryEvents, type MemoryEvents } from '../../src/realtime/events.js';
 import type { Database } from '../../src/store/db.js';
 import { createTestDatabase } from './db.js';
+import type { StatementRecorder } from './statement-recorder.js';
 
 export const ADMIN_TOKEN = 'adm_test_token_0123456789abcdef';
 
@@ -57,9 +58,11 @@ export async function startHarness(
     logLines?: string[];
     /** Extra server settings (S2: CORS origins, GraphiQL, introspection). */
     server?: Partial<ServerDeps>;
+    /** Hears every statement the service sends (round-trip snapshots). */
+    recorder?: StatementRecorder;
   } = {},
 ): Promise<Harness> {
-  const db = await createTestDatabase();
+  const db = await createTestDatabase({ onStatement: options.recorder?.listener });
   const events = options.events ?? createMemoryEvents();
   const clock = new Clock();
   const server = createServer({

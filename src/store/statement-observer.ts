@@ -1,0 +1,98 @@
+// Every statement the service sends to the database, for tests that prove round trips (Pothos'
+// way: a claim such as "one round trip" is a test). Prisma's statements are seen where they become
+// SQL, in the driver adapter; the hot paths' direct SQL where it leaves `Sql`. A Prisma `$extends`
+// recorder would see neither the direct SQL (token lookups, the write) nor how many statements one
+// operation becomes (a findMany with relations is one per relation). Off unless a test asks.
+import type {
+  SqlDriverAdapter,
+  SqlMigrationAwareDriverAdapterFactory,
+  SqlQuery,
+  SqlQueryable,
+  Transaction,
+} from '@prisma/driver-adapter-utils';
+import type { Sql } from './db.js';
+
+export interface ObservedStatement {
+  /** `prisma`: a Prisma Client operation (model query or `$queryRaw`); `sql`: the direct `Sql` paths. */
+  via: 'prisma' | 'sql';
+  text: string;
+}
+
+export type StatementListener = (statement: ObservedStatement) => void;
+
+/**
+ * Transaction boundaries are reported by the observer itself, the same on both databases: the
+ * adapters send BEGIN on their own connection (pg) or inside PGlite, and COMMIT either through
+ * `executeRaw` (pg) or as a "phantom" query the engine never sends (PGlite).
+ */
+const BOUNDARY = /^\s*(COMMIT|ROLLBACK)\s*$/i;
+
+function observeQueryable<T extends SqlQueryable>(
+  inner: T,
+  note: (text: string) => void,
+  replaced: Record<string, unknown> = {},
+): T {
+  const send =
+    (method: 'queryRaw' | 'executeRaw') =>
+    (query: SqlQuery): Promise<unknown> => {
+      if (!BOUNDARY.test(query.sql)) note(query.sql);
+      return inner[method](query);
+    };
+  const overrides = new Map<PropertyKey, unknown>(
+    Object.entries({ queryRaw: send('queryRaw'), executeRaw: send('executeRaw'), ...replaced }),
+  );
+  // A Proxy keeps the adapters' other (optional) methods; they run on the adapter itself.
+  return new Proxy(inner, {
+    get(target, key) {
+      if (overrides.has(key)) return overrides.get(key);
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+function observeTransaction(tx: Transaction, note: (text: string) => void): Transaction {
+  return observeQueryable(tx, note, {
+    commit: async () => {
+      note('COMMIT');
+      await tx.commit();
+    },
+    rollback: async () => {
+      note('ROLLBACK');
+      await tx.rollback();
+    },
+  });
+}
+
+function observeAdapter(adapter: SqlDriverAdapter, note: (text: string) => void): SqlDriverAdapter {
+  return observeQueryable(adapter, note, {
+    startTransaction: async (...args: Parameters<SqlDriverAdapter['startTransaction']>) => {
+      note('BEGIN');
+      return observeTransaction(await adapter.startTransaction(...args), note);
+    },
+  });
+}
+
+/** The client's adapter factory, reporting what Prisma sends; the migration engine keeps the plain one. */
+export function observePrisma(
+  factory: SqlMigrationAwareDriverAdapterFactory,
+  listener: StatementListener,
+): SqlMigrationAwareDriverAdapterFactory {
+  const note = (text: string) => listener({ via: 'prisma', text });
+  return {
+    provider: factory.provider,
+    adapterName: factory.adapterName,
+    connect: async () => observeAdapter(await factory.connect(), note),
+    connectToShadowDb: async () => observeAdapter(await factory.connectToShadowDb(), note),
+  };
+}
+
+/** Direct SQL, reporting each statement before it is sent. */
+export function observeSql(sql: Sql, listener: StatementListener): Sql {
+  return {
+    query: (text, params) => {
+      listener({ via: 'sql', text });
+      return sql.query(text, params);
+    },
+  };
+}

@@ -1,0 +1,380 @@
+// Round trips proven, the Pothos way: the statements one operation sends to the database, the token
+// lookup included, as inline snapshots. They document today's counts; when a change alters them,
+// `npx vitest run test/api/round-trips.test.ts -u` rewrites the snapshots and the diff shows how.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeCursor } from '../../src/domain/cursor.js';
+import { createMemoryEvents, type MemoryEvents } from '../../src/realtime/events.js';
+import { builder } from '../../src/schema/builder.js';
+import { checkUnusedQueries } from '../../src/schema/unused-query-check.js';
+import {
+  CREATE_MEMORY,
+  createAgentFixture,
+  startHarness,
+  startRun,
+  writeOk,
+  type AgentFixture,
+  type Harness,
+} from '../support/harness.js';
+import { StatementRecorder } from '../support/statement-recorder.js';
+
+/** In-process events that tell when a subscription has started listening (so nothing is timed). */
+function observedEvents(): MemoryEvents & { listening(count: number): Promise<void> } {
+  const inner = createMemoryEvents();
+  let listeners = 0;
+  const waiting = new Set<{ count: number; resolve: () => void }>();
+  return {
+    publishMemoryAdded: (memory) => inner.publishMemoryAdded(memory),
+    listen(agentId, listener, onGap) {
+      const stop = inner.listen(agentId, listener, onGap);
+      listeners++;
+      for (const waiter of waiting) {
+        if (listeners < waiter.count) continue;
+        waiting.delete(waiter);
+        waiter.resolve();
+      }
+      return () => {
+        listeners--;
+        stop();
+      };
+    },
+    listening: (count) =>
+      listeners >= count ? Promise.resolve() : new Promise((resolve) => waiting.add({ count, resolve })),
+    close: () => inner.close(),
+  };
+}
+
+const recorder = new StatementRecorder();
+const events = observedEvents();
+let h: Harness;
+let fx: AgentFixture;
+let analysis: { runId: string; token: string };
+let trading: { runId: string; token: string };
+let seeded: Record<string, any>[];
+
+beforeAll(async () => {
+  // The periodic L4 token check of open subscriptions is one statement per interval, not per
+  // operation: it must not fire inside a recording.
+  h = await startHarness({ recorder, events, sessionCheckMs: 3_600_000 });
+  h.clock.set('2026-03-02T10:00:00Z');
+  fx = await createAgentFixture(h, { instruments: ['BTC', 'ETH'] });
+  analysis = await startRun(h, fx.producers.adhoc!.id);
+  trading = await startRun(h, fx.producers.trading!.id);
+  const review = await startRun(h, fx.producers.review!.id);
+  const write = (token: string, input: Record<string, unknown>) => {
+    h.clock.advance(1000);
+    return writeOk(h, token, input);
+  };
+  const expiresAt = '2026-03-03T00:00:00Z';
+  const first = await write(analysis.token, {
+    type: 'ema_handoff',
+    scope: 'INSTRUMENTS',
+    instruments: ['ETH'],
+    content: 'ETH above the 200 EMA',
+    metadata: { expiresAt },
+  });
+  const second = await write(analysis.token, {
+    type: 'funding',
+    scope: 'INSTRUMENTS',
+    instruments: ['ETH', 'BTC'],
+    content: 'funding turns positive',
+    metadata: { expiresAt },
+    links: [{ targetMemoryId: first.id, linkType: 'supports' }],
+  });
+  const correction = await write(analysis.token, {
+    type: 'correction',
+    scope: 'INSTRUMENTS',
+    instruments: ['ETH'],
+    content: 'it was the 100 EMA',
+    metadata: { expiresAt },
+    links: [{ targetMemoryId: first.id, linkType: 'corrects' }],
+  });
+  const learning = await write(review.token, { type: 'agent_learnings', scope: 'AGENT', content: 'wait' });
+  seeded = [first, second, correction, learning];
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const PROVENANCE = 'provenance { runId producerName kind runStatus }';
+const LINKS = 'links { linkType targetMemoryId }';
+
+/** A memoryAdded subscriber over SSE through `yoga.fetch`: its edges as they arrive. */
+async function subscribe(token: string, variables: Record<string, unknown> = {}) {
+  const response = await h.fetch('/graphql', {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      authorization: `Bearer ${token}`,
+    },
+    body: JSON.stringify({
+      query: `subscription($filter: MemoryFilter, $after: String) {
+        memoryAdded(filter: $filter, after: $after) { cursor node { id type instruments ${LINKS} ${PROVENANCE} } }
+      }`,
+      variables,
+    }),
+  });
+  const reader = response.body!.getReader();
+  const edges: Record<string, any>[] = [];
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const read = async (count: number) => {
+    while (edges.length < count) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`stream ended after ${edges.length} edges`);
+      buffer += decoder.decode(value, { stream: true });
+      let split;
+      while ((split = buffer.indexOf('\n\n')) >= 0) {
+        const data = buffer
+          .slice(0, split)
+          .split('\n')
+          .filter((line) => line.startsWith('data:'))
+          .map((line) => line.slice(5))
+          .join('\n');
+        buffer = buffer.slice(split + 2);
+        if (!data.trim()) continue;
+        const payload = JSON.parse(data) as { data?: { memoryAdded: Record<string, any> }; errors?: unknown };
+        if (!payload.data) throw new Error(`subscription failed: ${JSON.stringify(payload.errors)}`);
+        edges.push(payload.data.memoryAdded);
+      }
+    }
+    return edges;
+  };
+  // Reading pulls the stream, which starts listening (and replaying).
+  const first = read(1);
+  first.catch(() => {});
+  return {
+    /** Resolves once `count` edges arrived. */
+    edges: (count: number) => (count === 1 ? first : first.then(() => read(count))),
+    stop: () => reader.cancel(),
+  };
+}
+
+describe('round trips', () => {
+  it('B2: round trips of a browse page (targets, links and provenance selected)', async () => {
+    let page: Record<string, any> = {};
+    const trips = await recorder.during(async () => {
+      page = await h.ok(
+        `{ memories(first: 20) {
+            edges { cursor node { id type content instruments createdAt ${LINKS} ${PROVENANCE} } }
+            pageInfo { hasNextPage endCursor } } }`,
+        {},
+        fx.operatorToken,
+      );
+    });
+    expect(page.memories.edges).toHaveLength(seeded.length);
+    expect(trips).toMatchInlineSnapshot(`
+      {
+        "count": 6,
+        "statements": [
+          "sql: SELECT id, agentId, revokedAt FROM OperatorToken WHERE tokenHash = $",
+          "prisma: SELECT id, sourceRunId, type, content, createdAt FROM Memory WHERE agentId = $ ORDER BY createdAt DESC, id DESC LIMIT $ OFFSET $",
+          "prisma: SELECT memoryId, position, instrumentId FROM MemoryTarget WHERE memoryId IN ($…) ORDER BY position ASC OFFSET $",
+          "prisma: SELECT memoryId, position, linkType, targetMemoryId FROM MemoryLink WHERE memoryId IN ($…) ORDER BY position ASC OFFSET $",
+          "prisma: SELECT id, producerId, kind::text, schedule, evidenceBoundary, status::text FROM Run WHERE id IN ($…) OFFSET $",
+          "prisma: SELECT id, name FROM Producer WHERE id IN ($…) OFFSET $",
+        ],
+      }
+    `);
+  });
+
+  it('C1: round trips of a trading context (entries, corrections, learnings)', async () => {
+    let context: Record<string, any> = {};
+    const trips = await recorder.during(async () => {
+      ({ tradingContext: context } = await h.ok(
+        `{ tradingContext(instrument: "ETH") {
+            entries { memoryId status ${PROVENANCE} research { content instruments ${LINKS} } }
+            corrections { memoryId status correctionTargetIds ${PROVENANCE} research { content } }
+            learnings { id content instruments ${PROVENANCE} } } }`,
+        {},
+        trading.token,
+      ));
+    });
+    expect(context.entries).toHaveLength(2);
+    expect(context.corrections).toHaveLength(1);
+    expect(context.learnings).toHaveLength(1);
+    expect(trips).toMatchInlineSnapshot(`
+      {
+        "count": 6,
+        "statements": [
+          "sql: SELECT r.id, r.agentId, r.producerId, p.name AS producerName, r.kind, r.schedule, r.evidenceBoundary, r.status FROM Run r JOIN Producer p ON p.id = r.producerId WHERE r.tokenHash = $",
+          "prisma: SELECT id, sourceRunId, content FROM Memory WHERE (agentId = $ AND type = $ AND createdAt <= $ AND (scope = CAST($::text AS MemoryScope) OR EXISTS(SELECT t0.memoryId FROM MemoryTarget AS t0 W…",
+          "prisma: WITH RECURSIVE instrument_group, agent_group, picked, producer, row, run SELECT json_agg(json_build_array( m.id, m.producerId, m.type, m.scope, (extract(epoch FROM m.createdAt) * 1000)::bigin…",
+          "prisma: SELECT memoryId, position, instrumentId FROM MemoryTarget WHERE memoryId IN ($…) ORDER BY position ASC OFFSET $",
+          "prisma: SELECT id, producerId, kind::text, schedule, evidenceBoundary, status::text FROM Run WHERE id IN ($…) OFFSET $",
+          "prisma: SELECT id, name FROM Producer WHERE id IN ($…) OFFSET $",
+        ],
+      }
+    `);
+  });
+
+  it('W1: round trips of a write (the record shown with targets, links and provenance)', async () => {
+    let result: Record<string, any> = {};
+    const input = {
+      type: 'note',
+      scope: 'INSTRUMENTS',
+      instruments: ['BTC'],
+      content: 'a write',
+      links: [{ targetMemoryId: seeded[0]!.id, linkType: 'supports' }],
+    };
+    const trips = await recorder.during(async () => {
+      result = await h.ok(CREATE_MEMORY, { input }, analysis.token);
+    });
+    expect(result.createMemory.__typename).toBe('CreateMemorySuccess');
+    expect(trips).toMatchInlineSnapshot(`
+      {
+        "count": 2,
+        "statements": [
+          "sql: SELECT r.id, r.agentId, r.producerId, p.name AS producerName, r.kind, r.schedule, r.evidenceBoundary, r.status FROM Run r JOIN Producer p ON p.id = r.producerId WHERE r.tokenHash = $",
+          "sql: WITH writer, selected, linkable, valid, m, t, l SELECT (SELECT id FROM m) AS id, (SELECT status FROM writer) AS run_status, selected.ids AS selected, linkable.ids::text[] AS linkable FROM select…",
+        ],
+      }
+    `);
+  });
+
+  it('W8: round trips of an idempotent retry', async () => {
+    const input = { type: 'note', scope: 'AGENT', content: 'once', idempotencyKey: 'round-trips-1' };
+    const original = await writeOk(h, analysis.token, input);
+    let retried: Record<string, any> = {};
+    const trips = await recorder.during(async () => {
+      retried = await h.ok(CREATE_MEMORY, { input }, analysis.token);
+    });
+    expect(retried.createMemory.memory.id).toBe(original.id);
+    expect(trips).toMatchInlineSnapshot(`
+      {
+        "count": 8,
+        "statements": [
+          "sql: SELECT r.id, r.agentId, r.producerId, p.name AS producerName, r.kind, r.schedule, r.evidenceBoundary, r.status FROM Run r JOIN Producer p ON p.id = r.producerId WHERE r.tokenHash = $",
+          "prisma: SELECT id FROM Memory WHERE ((producerId = $ AND idempotencyKey = $) AND 1=1) LIMIT $ OFFSET $",
+          "prisma: SELECT id, agentId, type, createdAt, expiresAt, requestHash FROM Memory WHERE ((producerId = $ AND idempotencyKey = $) AND 1=1) LIMIT $ OFFSET $",
+          "prisma: SELECT id, sourceRunId, agentId, type, scope::text, content, metadata, timeframe, createdAt, expiresAt, expiryPolicy FROM Memory WHERE (id = $ AND 1=1) LIMIT $ OFFSET $",
+          "prisma: SELECT memoryId, position, instrumentId FROM MemoryTarget WHERE memoryId = $ ORDER BY position ASC OFFSET $",
+          "prisma: SELECT id, producerId, kind::text, schedule, evidenceBoundary, status::text FROM Run WHERE id = $ OFFSET $",
+          "prisma: SELECT memoryId, position, linkType, targetMemoryId FROM MemoryLink WHERE memoryId = $ ORDER BY position ASC OFFSET $",
+          "prisma: SELECT id, name FROM Producer WHERE id IN ($…) OFFSET $",
+        ],
+      }
+    `);
+  });
+
+  it('L1: round trips of one event delivered to two subscribers of the same selection', async () => {
+    const subscribers = [await subscribe(fx.operatorToken), await subscribe(fx.operatorToken)];
+    await events.listening(2);
+    const record = seeded[1]!;
+    const trips = await recorder.during(async () => {
+      // What writeMemory does once its record committed (the write's own statements are W1's).
+      await h.events.publishMemoryAdded({
+        id: record.id,
+        agentId: fx.agentId,
+        type: record.type,
+        createdAt: new Date(record.createdAt),
+      });
+      for (const subscriber of subscribers) expect((await subscriber.edges(1))[0]!.node.id).toBe(record.id);
+    });
+    for (const subscriber of subscribers) await subscriber.stop();
+    expect(trips).toMatchInlineSnapshot(`
+      {
+        "count": 5,
+        "statements": [
+          "prisma: SELECT id, sourceRunId, type FROM Memory WHERE (id = $ AND 1=1) LIMIT $ OFFSET $",
+          "prisma: SELECT memoryId, position, instrumentId FROM MemoryTarget WHERE memoryId = $ ORDER BY position ASC OFFSET $",
+          "prisma: SELECT memoryId, position, linkType, targetMemoryId FROM MemoryLink WHERE memoryId = $ ORDER BY position ASC OFFSET $",
+          "prisma: SELECT id, producerId, kind::text, schedule, evidenceBoundary, status::text FROM Run WHERE id = $ OFFSET $",
+          "prisma: SELECT id, name FROM Producer WHERE id IN ($…) OFFSET $",
+        ],
+      }
+    `);
+  });
+
+  it('L2: round trips of a subscription resumed with `after` (two records replayed)', async () => {
+    const after = encodeCursor({
+      createdAt: new Date('2026-03-02T00:00:00Z'),
+      id: '00000000-0000-4000-8000-000000000000',
+    });
+    let stop = async () => {};
+    const trips = await recorder.during(async () => {
+      // Not the record L1 delivered: its read is shared for a few seconds (SharedLoads), and would not be sent again.
+      const subscriber = await subscribe(fx.operatorToken, {
+        after,
+        filter: { types: ['ema_handoff', 'correction'] },
+      });
+      stop = subscriber.stop;
+      const edges = await subscriber.edges(2);
+      expect(edges.map((edge) => edge.node.id)).toEqual([seeded[0]!.id, seeded[2]!.id]);
+    });
+    await stop();
+    expect(trips).toMatchInlineSnapshot(`
+      {
+        "count": 12,
+        "statements": [
+          "sql: SELECT id, agentId, revokedAt FROM OperatorToken WHERE tokenHash = $",
+          "prisma: SELECT id, type, createdAt FROM Memory WHERE (agentId = $ AND type IN ($…) AND createdAt >= $ AND (createdAt > $ OR (createdAt = $ AND id > $))) ORDER BY createdAt ASC, id ASC LIMIT $ OFFSET $",
+          "prisma: SELECT id, sourceRunId, type FROM Memory WHERE (id = $ AND 1=1) LIMIT $ OFFSET $",
+          "prisma: SELECT memoryId, position, instrumentId FROM MemoryTarget WHERE memoryId = $ ORDER BY position ASC OFFSET $",
+          "prisma: SELECT memoryId, position, linkType, targetMemoryId FROM MemoryLink WHERE memoryId = $ ORDER BY position ASC OFFSET $",
+          "prisma: SELECT id, producerId, kind::text, schedule, evidenceBoundary, status::text FROM Run WHERE id = $ OFFSET $",
+          "prisma: SELECT id, name FROM Producer WHERE id IN ($…) OFFSET $",
+          "prisma: SELECT id, sourceRunId, type FROM Memory WHERE (id = $ AND 1=1) LIMIT $ OFFSET $",
+          "prisma: SELECT memoryId, position, instrumentId FROM MemoryTarget WHERE memoryId = $ ORDER BY position ASC OFFSET $",
+          "prisma: SELECT memoryId, position, linkType, targetMemoryId FROM MemoryLink WHERE memoryId = $ ORDER BY position ASC OFFSET $",
+          "prisma: SELECT id, producerId, kind::text, schedule, evidenceBoundary, status::text FROM Run WHERE id = $ OFFSET $",
+          "prisma: SELECT id, name FROM Producer WHERE id IN ($…) OFFSET $",
+        ],
+      }
+    `);
+  });
+
+  // Transactions look the same on both databases: the observer reports BEGIN and COMMIT itself.
+  it('C9: round trips of creating a producer (one Prisma transaction that starts its enablement history)', async () => {
+    const trips = await recorder.during(() =>
+      h.ok('mutation($i: CreateProducerInput!) { createProducer(input: $i) { id name enabled } }', {
+        i: { agentId: fx.agentId, kind: 'ANALYSIS', name: 'round-trips', schedule: null },
+      }),
+    );
+    expect(trips).toMatchInlineSnapshot(`
+      {
+        "count": 6,
+        "statements": [
+          "prisma: BEGIN",
+          "prisma: SELECT id, name, createdAt FROM Agent WHERE (id = $ AND 1=1) LIMIT $ OFFSET $",
+          "prisma: INSERT INTO Producer (id,agentId,kind,name,schedule,enabled,createdAt) VALUES ($,$,CAST($::text AS RunKind),$,$,$,$) RETURNING id, agentId, kind::text, name, schedule, enabled, createdAt",
+          "prisma: INSERT INTO ProducerEnablement (id,producerId,enabled,changedAt) VALUES ($,$,$,$) RETURNING id, producerId, enabled, changedAt",
+          "prisma: COMMIT",
+          "prisma: SELECT id, agentId, kind::text, name, schedule, enabled, createdAt FROM Producer WHERE (id = $ AND 1=1) LIMIT $ OFFSET $",
+        ],
+      }
+    `);
+  });
+
+  it('I3: round trips of importing two records (one driver transaction)', async () => {
+    const item = { agentId: fx.agentId, type: 'legacy', scope: 'AGENT', createdAt: '2025-01-01T00:00:00Z' };
+    const trips = await recorder.during(() =>
+      h.ok('mutation($i: [ImportMemoryInput!]!) { importMemories(input: $i) { id } }', {
+        i: [
+          { ...item, content: 'one' },
+          { ...item, content: 'two' },
+        ],
+      }),
+    );
+    expect(trips).toMatchInlineSnapshot(`
+      {
+        "count": 7,
+        "statements": [
+          "sql: BEGIN",
+          "sql: SELECT 1 FROM Agent WHERE id = $",
+          "sql: WITH writer, selected, linkable, valid, m, t, l SELECT (SELECT id FROM m) AS id, (SELECT status FROM writer) AS run_status, selected.ids AS selected, linkable.ids::text[] AS linkable FROM select…",
+          "sql: SELECT 1 FROM Agent WHERE id = $",
+          "sql: WITH writer, selected, linkable, valid, m, t, l SELECT (SELECT id FROM m) AS id, (SELECT status FROM writer) AS run_status, selected.ids AS selected, linkable.ids::text[] AS linkable FROM select…",
+          "sql: COMMIT",
+          "prisma: SELECT id FROM Memory WHERE id IN ($…) OFFSET $",
+        ],
+      }
+    `);
+  });
+
+  it("Pothos: resolvers that leave the planned query unused fail every test (onUnusedQuery: 'error')", () => {
+    expect(builder.options.prisma?.onUnusedQuery).toBe('error');
+    // Decided once, before the schema was built: a later change would not reach the builder.
+    expect(() => checkUnusedQueries(null)).toThrow(/before the schema is imported/);
+  });
+});
