@@ -199,7 +199,7 @@ describe('round trips', () => {
         "statements": [
           "sql: SELECT r.id, r.agentId, r.producerId, p.name AS producerName, r.kind, r.schedule, r.evidenceBoundary, r.status FROM Run r JOIN Producer p ON p.id = r.producerId WHERE r.tokenHash = $",
           "prisma: SELECT id, sourceRunId, content FROM Memory WHERE (agentId = $ AND type = $ AND createdAt <= $ AND (scope = CAST($::text AS MemoryScope) OR EXISTS(SELECT t0.memoryId FROM MemoryTarget AS t0 W…",
-          "prisma: WITH RECURSIVE instrument_group, agent_group, picked, producer, row, run SELECT json_agg(json_build_array( m.id, m.producerId, m.type, m.scope, (extract(epoch FROM m.createdAt) * 1000)::bigin…",
+          "prisma: WITH RECURSIVE instrument_group, agent_group, picked, producer, row, run SELECT json_agg(json_build_object( 'id', m.id, 'producerId', m.producerId, 'type', m.type, 'scope', m.scope, 'createdA…",
           "prisma: SELECT memoryId, position, instrumentId FROM MemoryTarget WHERE memoryId IN ($…) ORDER BY position ASC OFFSET $",
           "prisma: SELECT id, producerId, kind::text, schedule, evidenceBoundary, status::text FROM Run WHERE id IN ($…) OFFSET $",
           "prisma: SELECT id, name FROM Producer WHERE id IN ($…) OFFSET $",
@@ -242,15 +242,13 @@ describe('round trips', () => {
     expect(retried.createMemory.memory.id).toBe(original.id);
     expect(trips).toMatchInlineSnapshot(`
       {
-        "count": 8,
+        "count": 6,
         "statements": [
           "sql: SELECT r.id, r.agentId, r.producerId, p.name AS producerName, r.kind, r.schedule, r.evidenceBoundary, r.status FROM Run r JOIN Producer p ON p.id = r.producerId WHERE r.tokenHash = $",
-          "prisma: SELECT id FROM Memory WHERE ((producerId = $ AND idempotencyKey = $) AND 1=1) LIMIT $ OFFSET $",
-          "prisma: SELECT id, agentId, type, createdAt, expiresAt, requestHash FROM Memory WHERE ((producerId = $ AND idempotencyKey = $) AND 1=1) LIMIT $ OFFSET $",
-          "prisma: SELECT id, sourceRunId, agentId, type, scope::text, content, metadata, timeframe, createdAt, expiresAt, expiryPolicy FROM Memory WHERE (id = $ AND 1=1) LIMIT $ OFFSET $",
+          "prisma: SELECT id, agentId, type, scope::text, content, metadata, timeframe, sourceRunId, producerId, runKind::text, isCorrection, createdAt, expiresAt, expiryPolicy, idempotencyKey, requestHash FROM…",
           "prisma: SELECT memoryId, position, instrumentId FROM MemoryTarget WHERE memoryId = $ ORDER BY position ASC OFFSET $",
-          "prisma: SELECT id, producerId, kind::text, schedule, evidenceBoundary, status::text FROM Run WHERE id = $ OFFSET $",
           "prisma: SELECT memoryId, position, linkType, targetMemoryId FROM MemoryLink WHERE memoryId = $ ORDER BY position ASC OFFSET $",
+          "prisma: SELECT id, producerId, kind::text, schedule, evidenceBoundary, status::text FROM Run WHERE id = $ OFFSET $",
           "prisma: SELECT id, name FROM Producer WHERE id IN ($…) OFFSET $",
         ],
       }
