@@ -137,3 +137,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     introspection: parseSwitch('INTROSPECTION', merged.INTROSPECTION),
   };
 }
+
+/** The stdio MCP bin (`memory-mcp`): where the service is and which token the agent runtime gave it. */
+export interface McpStdioConfig {
+  memoryUrl: string;
+  memoryToken: string;
+}
+
+export function loadMcpStdioConfig(env: NodeJS.ProcessEnv = process.env): McpStdioConfig {
+  const memoryUrl = env.MEMORY_URL || 'http://127.0.0.1:4000';
+  if (!/^https?:\/\/[^/]+/.test(memoryUrl)) {
+    throw new ConfigError(`MEMORY_URL must be the service's http(s):// address, e.g. http://127.0.0.1:4000`);
+  }
+  const memoryToken = env.MEMORY_TOKEN || '';
+  if (!memoryToken) throw new ConfigError('MEMORY_TOKEN is required: the run or operator bearer token');
+  return { memoryUrl, memoryToken };
+}
