@@ -107,10 +107,14 @@ async function callTool(
   rawArgs: Record<string, unknown>,
   service: ServiceExecutor,
 ): Promise<CallToolResult> {
-  const parsed = tool.input.safeParse(rawArgs);
-  if (!parsed.success) return failed(argumentFailure(parsed.error));
+  let args = rawArgs;
+  if (!tool.serviceValidates) {
+    const parsed = tool.input.safeParse(rawArgs);
+    if (!parsed.success) return failed(argumentFailure(parsed.error));
+    args = parsed.data as Record<string, unknown>;
+  }
   try {
-    const outcome = await tool.run(parsed.data, service);
+    const outcome = await tool.run(args, service);
     if (!outcome.ok) return failed(outcome.failure);
     return {
       content: [{ type: 'text', text: JSON.stringify(outcome.value) }],
@@ -134,7 +138,7 @@ function failed(failure: ToolFailure): CallToolResult {
   };
 }
 
-/** The first argument zod refused, named as the REST body names fields (`links[0].target_memory_id`). */
+/** The first argument zod refused, named like the REST body names fields (`types[0]`, `window`). */
 function argumentFailure(error: z.ZodError): ToolFailure {
   const issue = error.issues[0];
   const field =

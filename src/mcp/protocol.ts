@@ -22,7 +22,7 @@ FRESH entries come first with their full research; STALE and DISABLED ones are s
 corrections lists records that correct others (link_type "corrects") with their status; learnings are the agent's durable lessons.
 at (ISO instant, default now) shows what was known then. Copy memory_id values unchanged when you link them.`,
   list_memories: `Records of this agent, newest first, filtered by types and time window before paging.
-At most 50 per page (default 10): continue with after = page_info.end_cursor while has_next_page.
+At most 50 per page (default 10): continue with after = page_info.end_cursor and the same types and window while has_next_page.
 window 1h/6h/24h, or from_date/to_date (YYYY-MM-DD, inclusive local dates) with time_zone (IANA, default UTC).`,
   list_memory_types: `The memory types stored for this agent with their counts, custom Analysis types included.
 With a window (1h/6h/24h, or from_date/to_date with time_zone) only types that have records in it.`,

@@ -26,6 +26,8 @@ export interface Tool {
   title: string;
   audience: readonly Audience[];
   readOnly: boolean;
+  /** The service validates the arguments itself (the REST write): its 400 body is then the answer as is. */
+  serviceValidates?: true;
   input: z.ZodObject;
   output: z.ZodObject;
   run(args: Record<string, unknown>, service: ServiceExecutor): Promise<ToolOutcome>;
@@ -80,6 +82,7 @@ const writeMemory = defineTool({
   title: 'Write a memory',
   audience: RUNS,
   readOnly: false,
+  serviceValidates: true,
   input: z.object({
     type: z.string().describe('^[a-z][a-z0-9_]{0,63}$, e.g. ema_handoff; reserved types per run kind.'),
     scope: z.enum(['AGENT', 'INSTRUMENTS']),

@@ -67,6 +67,22 @@ describe('database unreachable (W5)', () => {
     expect(await response.json()).toEqual({ error: 'internal error', code: 'internal_error' });
   });
 
+  it('W5: /mcp answers HTTP 500 with the generic error (MCP: internal errors keep the GraphQL code)', async () => {
+    const response = await h.fetch('/mcp', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${token}`,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(JSON.parse(text)).toMatchObject({ errors: [{ extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+    for (const leak of leaks) expect(text.toLowerCase()).not.toContain(leak);
+  });
+
   it('W5: an operation on an open WebSocket answers the generic error; a new socket is closed without a reason that leaks', async () => {
     const errors = await new Promise<unknown>((resolve) =>
       openSocket.subscribe(
