@@ -1,7 +1,16 @@
 // MCP: the agents' tool channel against a real service process, with the SDK's own Client over
 // Streamable HTTP (/mcp) and over stdio (the memory-mcp bin) — every test runs on both transports.
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribeWs, wsClient } from '../support/live.js';
@@ -14,6 +23,7 @@ import {
   gqlAt,
   MCP_ADMIN,
   McpClients,
+  repoRoot,
   restWrite,
   startMcpService,
   startRunAt,
@@ -371,7 +381,70 @@ for (const transport of TRANSPORTS) {
   });
 }
 
-describe('MCP transports', () => {
+/** The README's MCP section, its JSON blocks pasted with this service's address, a real token and this clone. */
+async function readmeConfigs(token: string) {
+  const readme = await readFile(path.join(repoRoot, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf("## MCP (agents' tool channel)"));
+  const blocks = [...section.slice(0, section.indexOf('\n## ', 4)).matchAll(/```json\n([\s\S]*?)```/g)].map(
+    (match) => match[1]!,
+  );
+  const paste = (block: string | undefined) =>
+    JSON.parse(
+      block!
+        .replaceAll('/path/to/memory-service', repoRoot)
+        .replaceAll('http://127.0.0.1:4000', base)
+        .replaceAll('<run or operator token>', token),
+    ).mcpServers.memory;
+  return {
+    stdio: paste(blocks.find((block) => block.includes('"command"'))),
+    http: paste(blocks.find((block) => block.includes('"url"'))),
+  };
+}
+
+describe('MCP transports', { timeout: 120_000 }, () => {
+  it('MCP: the README configuration works as pasted — stdio through npx from another directory, and HTTP', async () => {
+    const { stdio, http } = await readmeConfigs(tokens.trading);
+    expect(stdio.command).toBe('npx');
+    const transports = [
+      new StdioClientTransport({
+        command: stdio.command,
+        args: stdio.args,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.homedir(), ...stdio.env },
+        cwd: os.tmpdir(),
+        stderr: 'ignore',
+      }),
+      new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers: http.headers } }),
+    ];
+    for (const transport of transports) {
+      const client = new Client({ name: 'readme', version: '1.0.0' });
+      await client.connect(transport);
+      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(
+        [...VISIBLE.trading!].sort(),
+      );
+      const context = await callOk(client, 'get_trading_context', { instrument: 'ETH' });
+      expect(context.agent_id).toBe(a.agentId);
+      await client.close();
+    }
+  });
+
+  it('MCP: the stdio bin refuses to start without MEMORY_TOKEN (exit 2) and reports an unreachable service', async () => {
+    const bin = path.join(repoRoot, 'bin/memory-mcp.js');
+    const started = spawnSync(process.execPath, [bin], {
+      env: { PATH: process.env.PATH ?? '', MEMORY_URL: base },
+      input: '',
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(started.status).toBe(2);
+    expect(started.stderr).toContain('MEMORY_TOKEN is required');
+    const client = await connectMcp('stdio', 'http://127.0.0.1:1', tokens.trading);
+    const error = await client.listTools().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).data).toEqual({ code: 'INTERNAL_SERVER_ERROR' });
+    expect((error as McpError).message).toContain('Cannot reach the memory service');
+    await client.close();
+  });
+
   it('MCP: the admin token sees no tool and a tool call is refused like an unknown tool', async () => {
     for (const transport of TRANSPORTS satisfies readonly TransportName[]) {
       const admin = await clients.get(transport, MCP_ADMIN);
