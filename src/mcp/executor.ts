@@ -15,7 +15,7 @@ export class ServiceError extends Error {
   }
 }
 
-export interface RestAnswer {
+interface RestAnswer {
   status: number;
   body: Record<string, unknown>;
 }

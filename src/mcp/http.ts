@@ -13,7 +13,7 @@ import { createMcpServer } from './mcp-server.js';
 
 export const MCP_PATH = '/mcp';
 
-export interface McpRouteDeps {
+interface McpRouteDeps {
   /** The service's own request handling (`yoga.fetch`): tools run the API's operations as the caller. */
   fetchService: ServiceFetch;
   /** The caller the auth gate resolved for this request. */

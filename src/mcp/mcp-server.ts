@@ -14,7 +14,7 @@ import { adviceFor, DESCRIPTIONS, SERVER_INSTRUCTIONS } from './protocol.js';
 import { inputSchemaOf, outputSchemaOf, type ToolFailure } from './shapes.js';
 import { audienceOf, toolsFor, TOOLS, type Audience, type Tool } from './tools.js';
 
-export const MCP_SERVER_INFO = { name: 'memory-service', version: '0.1.0' };
+const MCP_SERVER_INFO = { name: 'memory-service', version: '0.1.0' };
 
 /**
  * JSON-RPC codes for the errors that are not a tool result (auth, internal); `data.code` carries

@@ -8,7 +8,7 @@ const Scope = z.enum(['AGENT', 'INSTRUMENTS']);
 /** Any JSON object, passed through untouched (never re-keyed): the caller's own metadata. */
 const Metadata = z.record(z.string(), z.unknown());
 
-export const Provenance = z.object({
+const Provenance = z.object({
   run_id: Uuid,
   producer_id: Uuid,
   producer_name: z.string(),

@@ -19,7 +19,7 @@ import {
 /** Who a caller is for tool visibility: operators, or a run of one kind. The admin token sees no tool. */
 export type Audience = 'OPERATOR' | 'ANALYSIS' | 'TRADING' | 'REVIEW';
 
-export type ToolOutcome = { ok: true; value: Record<string, unknown> } | { ok: false; failure: ToolFailure };
+type ToolOutcome = { ok: true; value: Record<string, unknown> } | { ok: false; failure: ToolFailure };
 
 export interface Tool {
   name: keyof typeof DESCRIPTIONS;
@@ -129,7 +129,7 @@ const getTradingContext = defineTool({
 });
 
 /** A page is capped below the API's 200: a tool result lands in a model's context window. */
-export const MAX_TOOL_PAGE = 50;
+const MAX_TOOL_PAGE = 50;
 
 const listMemories = defineTool({
   name: 'list_memories',

@@ -9,6 +9,7 @@ import {
   startRun,
   type Harness,
 } from '../support/harness.js';
+import { mcpRequest } from '../support/mcp.js';
 
 let h: Harness;
 let token: string;
@@ -68,15 +69,7 @@ describe('database unreachable (W5)', () => {
   });
 
   it('W5: /mcp answers HTTP 500 with the generic error (MCP: internal errors keep the GraphQL code)', async () => {
-    const response = await h.fetch('/mcp', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${token}`,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
-    });
+    const response = await h.fetch('/mcp', mcpRequest(token, { method: 'tools/list' }));
     expect(response.status).toBe(500);
     const text = await response.text();
     expect(JSON.parse(text)).toMatchObject({ errors: [{ extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });

@@ -289,6 +289,13 @@ const CALLS: Record<Exclude<Operation, `${string} /${string}`>, GraphQLCall> = {
   },
 };
 
+/** A write (REST body, MCP arguments) linking to the research of `d`: the other agent's must fail like none (W4). */
+const writeLinkingTo = (d: AgentData, via: string) => ({
+  type: 'matrix_note',
+  scope: 'AGENT',
+  content: `written by the isolation matrix over ${via}`,
+  links: [{ target_memory_id: d.researchId, link_type: 'supports' }],
+});
 const mcpRoute = (tool: string, args: (d: AgentData) => Record<string, unknown>): RestCall => ({
   method: 'POST',
   path: '/mcp',
@@ -300,26 +307,12 @@ const ROUTES: Record<Extract<Operation, `${string} /${string}`>, RestCall> = {
     writesForCaller: true,
     method: 'POST',
     path: '/api/v1/memories',
-    body: (d) => ({
-      type: 'matrix_note',
-      scope: 'AGENT',
-      content: 'written by the isolation matrix over REST',
-      links: [{ target_memory_id: d.researchId, link_type: 'supports' }],
-    }),
+    body: (d) => writeLinkingTo(d, 'REST'),
   },
+  // The tool's arguments are the REST body.
   'POST /mcp write_memory': {
+    ...mcpRoute('write_memory', (d) => writeLinkingTo(d, 'MCP')),
     writesForCaller: true,
-    method: 'POST',
-    path: '/mcp',
-    mcp: {
-      tool: 'write_memory',
-      args: (d) => ({
-        type: 'matrix_note',
-        scope: 'AGENT',
-        content: 'written by the isolation matrix over MCP',
-        links: [{ target_memory_id: d.researchId, link_type: 'supports' }],
-      }),
-    },
   },
   'POST /mcp get_trading_context': mcpRoute('get_trading_context', () => ({ instrument: 'ETH' })),
   'POST /mcp list_memories': mcpRoute('list_memories', () => ({ first: 10 })),

@@ -14,6 +14,7 @@ import {
   type AgentFixture,
   type Harness,
 } from '../support/harness.js';
+import { mcpRequest } from '../support/mcp.js';
 
 let h: Harness;
 let second: Server;
@@ -35,24 +36,18 @@ afterAll(async () => {
   await h.close();
 });
 
-const rpc = (method: string, params: Record<string, unknown> = {}) =>
-  JSON.stringify({ jsonrpc: '2.0', id: 7, method, params });
-const mcpHeaders = (token: string | null) => ({
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-  ...(token ? { authorization: `Bearer ${token}` } : {}),
+const listTools = (token: string | null) => mcpRequest(token, { method: 'tools/list' });
+/** The same request with other headers (a chunked body, a GET, a text/plain POST). */
+const withHeaders = (init: RequestInit, headers: Record<string, string>): RequestInit => ({
+  ...init,
+  headers: { ...(init.headers as Record<string, string>), ...headers },
 });
 
 describe('/mcp behind the S3 gate', () => {
   it('S3/MCP: an anonymous /mcp request is refused (401) before its body is read, whatever its size', async () => {
-    const small = await h.fetch('/mcp', {
-      method: 'POST',
-      headers: mcpHeaders(null),
-      body: rpc('tools/list'),
-    });
+    const small = await h.fetch('/mcp', listTools(null));
     const chunked = await h.fetch('/mcp', {
-      method: 'POST',
-      headers: mcpHeaders('op_unknown-token'),
+      ...listTools('op_unknown-token'),
       // A body that never ends: answered all the same, so it was never read.
       body: new ReadableStream({ start: (controller) => controller.enqueue(new Uint8Array(1024)) }),
       duplex: 'half',
@@ -65,35 +60,35 @@ describe('/mcp behind the S3 gate', () => {
   });
 
   it('MCP: GET /mcp answers 405 (no server-initiated stream) to a caller and 401 without a token', async () => {
-    const caller = await h.fetch('/mcp', {
-      headers: { ...mcpHeaders(fx.operatorToken), accept: 'text/event-stream' },
-    });
+    const { headers } = withHeaders(listTools(fx.operatorToken), { accept: 'text/event-stream' });
+    const caller = await h.fetch('/mcp', { headers });
     expect(caller.status).toBe(405);
     expect(caller.headers.get('allow')).toBe('POST');
     expect((await h.fetch('/mcp', { headers: { accept: 'text/event-stream' } })).status).toBe(401);
   });
 
   it('S2/MCP: a form-encoded POST to /mcp is refused with 415 before anything runs', async () => {
-    const response = await h.fetch('/mcp', {
-      method: 'POST',
-      headers: { ...mcpHeaders(fx.operatorToken), 'content-type': 'text/plain' },
-      body: rpc('tools/list'),
-    });
+    const response = await h.fetch(
+      '/mcp',
+      withHeaders(listTools(fx.operatorToken), { 'content-type': 'text/plain' }),
+    );
     expect(response.status).toBe(415);
   });
 });
 
 describe('/mcp is stateless', () => {
   it('MCP: a tools/call needs no session — no initialize before it, no mcp-session-id after it', async () => {
-    const response = await h.fetch('/mcp', {
-      method: 'POST',
-      headers: mcpHeaders(fx.operatorToken),
-      body: rpc('tools/call', { name: 'list_memory_types', arguments: {} }),
-    });
+    const response = await h.fetch(
+      '/mcp',
+      mcpRequest(fx.operatorToken, {
+        method: 'tools/call',
+        params: { name: 'list_memory_types', arguments: {} },
+      }),
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get('mcp-session-id')).toBeNull();
     const body = (await response.json()) as { id: number; result: { structuredContent: unknown } };
-    expect(body).toMatchObject({ id: 7, result: { structuredContent: { types: [] } } });
+    expect(body).toMatchObject({ id: 1, result: { structuredContent: { types: [] } } });
   });
 
   it('MCP: the SDK client works through a round-robin balancer over two instances', async () => {

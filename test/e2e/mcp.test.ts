@@ -20,7 +20,6 @@ import {
   connectMcp,
   createMcpAgent,
   finishRunAt,
-  gqlAt,
   MCP_ADMIN,
   McpClients,
   repoRoot,
@@ -32,6 +31,7 @@ import {
   type TransportName,
 } from '../support/mcp.js';
 import type { ServiceProcess } from '../support/processes.js';
+import { gqlRequest } from '../support/write-ledger.js';
 
 const ALL = [
   'write_memory',
@@ -341,7 +341,7 @@ for (const transport of TRANSPORTS) {
         ),
       );
       await client.close();
-      const { memories } = await gqlAt(
+      const { memories } = await gqlRequest<any>(
         base,
         tokens.operator,
         '{ memories(first: 20) { edges { node { content } } } }',
@@ -357,7 +357,11 @@ for (const transport of TRANSPORTS) {
     });
 
     it('MCP/L1: a write through MCP reaches a GraphQL subscriber', async () => {
-      const { memories } = await gqlAt(base, tokens.operator, '{ memories(first: 1) { edges { cursor } } }');
+      const { memories } = await gqlRequest<any>(
+        base,
+        tokens.operator,
+        '{ memories(first: 1) { edges { cursor } } }',
+      );
       const socket = wsClient(base, tokens.operator);
       const subscription = subscribeWs(socket, { after: memories.edges[0].cursor });
       const written = await callOk(await as('analysis'), 'write_memory', {

@@ -11,6 +11,7 @@ import {
   type GqlResult,
   type Harness,
 } from './harness.js';
+import { mcpRequest } from './mcp.js';
 
 export const CALLER_KINDS = [
   'none',
@@ -256,20 +257,10 @@ export async function mcpCall(
   tool: string,
   args: Record<string, unknown>,
 ): Promise<Answer> {
-  const response = await h.fetch('/mcp', {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: tool, arguments: args },
-    }),
-  });
+  const response = await h.fetch(
+    '/mcp',
+    mcpRequest(token, { method: 'tools/call', params: { name: tool, arguments: args } }),
+  );
   const body = (await response.json()) as unknown;
   return { outcome: mcpOutcome(response.status, body), body: { status: response.status, body } };
 }

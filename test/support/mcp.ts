@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { testDatabaseUrl } from './env.js';
 import { createPostgresDatabase, startServiceProcess, type ServiceProcess } from './processes.js';
+import { gqlRequest } from './write-ledger.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const MCP_ADMIN = 'adm_mcp_test_token_0123456789abcdef';
@@ -28,20 +29,17 @@ export async function startMcpService(): Promise<{ service: ServiceProcess; stop
   return { service, stop: async () => void (await service.stop(), await rm(dataDir, { recursive: true })) };
 }
 
-export async function gqlAt<T = any>(
-  base: string,
-  token: string,
-  query: string,
-  variables: Record<string, unknown> = {},
-): Promise<T> {
-  const response = await fetch(`${base}/graphql`, {
+/** A JSON-RPC message POSTed to /mcp as a Streamable HTTP client sends it (the transport is stateless). */
+export function mcpRequest(token: string | null, message: Record<string, unknown>): RequestInit {
+  return {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ query, variables }),
-  });
-  const json = (await response.json()) as { data: T; errors?: unknown };
-  if (json.errors) throw new Error(JSON.stringify(json.errors));
-  return json.data;
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, params: {}, ...message }),
+  };
 }
 
 /** POST /api/v1/memories, for comparing the REST body with a tool's structured content. */
@@ -63,11 +61,16 @@ export interface McpAgent {
 /** An agent selecting BTC, ETH and SOL with one producer of each kind (analysis is scheduled 5m). */
 export async function createMcpAgent(base: string, name: string): Promise<McpAgent> {
   for (const id of ['BTC', 'ETH', 'SOL', 'DOGE']) {
-    await gqlAt(base, MCP_ADMIN, 'mutation($id: String!) { upsertInstrument(input: { id: $id }) { id } }', {
-      id,
-    });
+    await gqlRequest<any>(
+      base,
+      MCP_ADMIN,
+      'mutation($id: String!) { upsertInstrument(input: { id: $id }) { id } }',
+      {
+        id,
+      },
+    );
   }
-  const { createAgent } = await gqlAt(
+  const { createAgent } = await gqlRequest<any>(
     base,
     MCP_ADMIN,
     'mutation($n: String!) { createAgent(input: { name: $n }) { id } }',
@@ -76,7 +79,7 @@ export async function createMcpAgent(base: string, name: string): Promise<McpAge
     },
   );
   const agentId = createAgent.id as string;
-  await gqlAt(
+  await gqlRequest<any>(
     base,
     MCP_ADMIN,
     'mutation($a: UUID!) { setAgentInstruments(agentId: $a, instrumentIds: ["BTC", "ETH", "SOL"]) { id } }',
@@ -92,7 +95,7 @@ export async function createMcpAgent(base: string, name: string): Promise<McpAge
     review: ['REVIEW', null],
   } as const;
   for (const [key, [kind, schedule]] of Object.entries(wanted)) {
-    const { createProducer } = await gqlAt(
+    const { createProducer } = await gqlRequest<any>(
       base,
       MCP_ADMIN,
       'mutation($i: CreateProducerInput!) { createProducer(input: $i) { id } }',
@@ -102,7 +105,7 @@ export async function createMcpAgent(base: string, name: string): Promise<McpAge
     );
     producers[key as keyof McpAgent['producers']] = createProducer.id;
   }
-  const { createOperatorToken } = await gqlAt(
+  const { createOperatorToken } = await gqlRequest<any>(
     base,
     MCP_ADMIN,
     'mutation($a: UUID!) { createOperatorToken(agentId: $a) { token } }',
@@ -114,7 +117,7 @@ export async function createMcpAgent(base: string, name: string): Promise<McpAge
 }
 
 export async function startRunAt(base: string, producerId: string, evidenceBoundary: string | null = null) {
-  const { startRun } = await gqlAt(
+  const { startRun } = await gqlRequest<any>(
     base,
     MCP_ADMIN,
     'mutation($i: StartRunInput!) { startRun(input: $i) { token run { id } } }',
@@ -126,9 +129,14 @@ export async function startRunAt(base: string, producerId: string, evidenceBound
 }
 
 export async function finishRunAt(base: string, runId: string): Promise<void> {
-  await gqlAt(base, MCP_ADMIN, 'mutation($r: UUID!) { finishRun(runId: $r, status: SUCCEEDED) { id } }', {
-    r: runId,
-  });
+  await gqlRequest<any>(
+    base,
+    MCP_ADMIN,
+    'mutation($r: UUID!) { finishRun(runId: $r, status: SUCCEEDED) { id } }',
+    {
+      r: runId,
+    },
+  );
 }
 
 export type TransportName = 'Streamable HTTP' | 'stdio';
