@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { McpStdioSettings } from './mcp/stdio.js';
 import type { DatabaseConfig } from './store/db.js';
 
 export interface Config {
@@ -138,13 +139,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   };
 }
 
-/** The stdio MCP bin (`memory-mcp`): where the service is and which token the agent runtime gave it. */
-export interface McpStdioConfig {
-  memoryUrl: string;
-  memoryToken: string;
-}
-
-export function loadMcpStdioConfig(env: NodeJS.ProcessEnv = process.env): McpStdioConfig {
+/** The stdio MCP program (`memory-mcp`): where the service is and which token the agent runtime gave it. */
+export function loadMcpStdioConfig(env: NodeJS.ProcessEnv = process.env): McpStdioSettings {
   const memoryUrl = env.MEMORY_URL || 'http://127.0.0.1:4000';
   if (!/^https?:\/\/[^/]+/.test(memoryUrl)) {
     throw new ConfigError(`MEMORY_URL must be the service's http(s):// address, e.g. http://127.0.0.1:4000`);

@@ -85,6 +85,9 @@ describe('Running: the database settings shared by npm start and npm run db:migr
     expect(() =>
       loadDatabaseConfig({ DATABASE_URL: 'mysql://x' }, '/nonexistent-dir-for-config-test'),
     ).toThrow(ConfigError);
+  });
+});
+
 describe('MCP stdio settings', () => {
   it('MCP: memory-mcp reads MEMORY_URL (default the local service) and requires MEMORY_TOKEN', () => {
     expect(loadMcpStdioConfig({ MEMORY_TOKEN: 'run_x' })).toEqual({
