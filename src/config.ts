@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { McpStdioSettings } from './mcp/stdio.js';
 import type { DatabaseConfig } from './store/db.js';
 
 export interface Config {
@@ -136,4 +137,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     graphiql: parseSwitch('GRAPHIQL', merged.GRAPHIQL),
     introspection: parseSwitch('INTROSPECTION', merged.INTROSPECTION),
   };
+}
+
+/** The stdio MCP program (`memory-mcp`): where the service is and which token the agent runtime gave it. */
+export function loadMcpStdioConfig(env: NodeJS.ProcessEnv = process.env): McpStdioSettings {
+  const memoryUrl = env.MEMORY_URL || 'http://127.0.0.1:4000';
+  if (!/^https?:\/\/[^/]+/.test(memoryUrl)) {
+    throw new ConfigError(`MEMORY_URL must be the service's http(s):// address, e.g. http://127.0.0.1:4000`);
+  }
+  const memoryToken = env.MEMORY_TOKEN || '';
+  if (!memoryToken) throw new ConfigError('MEMORY_TOKEN is required: the run or operator bearer token');
+  return { memoryUrl, memoryToken };
 }

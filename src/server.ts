@@ -21,6 +21,7 @@ import { metricsPlugin } from './http/metrics-plugin.js';
 import { browserPolicyPlugin, corsPolicy, verifyWebSocketOrigin } from './http/browser-policy.js';
 import { graphiqlAssetsPlugin, introspectionOff, renderOfflineGraphiQL } from './http/graphiql.js';
 import { requestLogPlugin } from './http/request-log.js';
+import { MCP_PATH, mcpRoute } from './mcp/http.js';
 import { boundValidationErrors, yogaLogging } from './log-policy.js';
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
@@ -89,7 +90,7 @@ function contextFactory(deps: ServerDeps, parts: YogaParts) {
 function createYogaApp(deps: ServerDeps, parts: YogaParts): Server['yoga'] {
   const contextFor = contextFactory(deps, parts);
   const { corsOrigins, metrics, now } = parts;
-  return createYoga<Record<string, unknown>, GraphQLContext>({
+  const yoga: Server['yoga'] = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     context: (initial) => contextFor(initial as InitialContext),
@@ -115,6 +116,12 @@ function createYogaApp(deps: ServerDeps, parts: YogaParts): Server['yoga'] {
       boundValidationErrors,
       httpRoutes({ ...deps, now, metrics }),
       parts.authGate.plugin,
+      // After the gate: MCP tools run the API's own operations in-process, as the caller.
+      mcpRoute({
+        fetchService: async (path, init): Promise<Response> => yoga.fetch(`http://mcp.internal${path}`, init),
+        resolutionOf: parts.authGate.resolutionOf,
+        logger: deps.logger,
+      }),
       maxTokensPlugin({ n: 2000 }),
       documentLimitsPlugin(),
       maxDepthPlugin({ n: 12, flattenFragments: true }),
@@ -122,6 +129,7 @@ function createYogaApp(deps: ServerDeps, parts: YogaParts): Server['yoga'] {
       costLimitPlugin({ maxCost: 10_000 }),
     ],
   });
+  return yoga;
 }
 
 /** Stops accepting; in-flight requests get a moment to finish, then the remaining connections are cut. */
@@ -147,7 +155,7 @@ export function createServer(deps: ServerDeps): Server {
   // The WebSocket server exists only below; the gauge reads it when scraped.
   let openSockets = () => 0;
   const parts: YogaParts = {
-    authGate: createAuthGate({ ...deps, graphqlEndpoint: '/graphql' }),
+    authGate: createAuthGate({ ...deps, graphqlEndpoint: '/graphql', tokenOnlyPaths: [MCP_PATH] }),
     sessions,
     metrics: new Metrics({ openSockets: () => openSockets(), pool: deps.db.pool }),
     now: deps.now ?? (() => new Date()),

@@ -33,14 +33,20 @@ export function createAuthGate(deps: {
   adminToken: string;
   graphqlEndpoint: string;
   logger: Logger;
+  /** Paths where every request, whatever its method or size, needs a token (no anonymous introspection). */
+  tokenOnlyPaths?: readonly string[];
 }): AuthGate {
   const resolutions = new WeakMap<Request, CallerResolution>();
   const refuse = (resolution: CallerResolution) => unauthenticated(describeAuthFailure(resolution.failure));
 
   const plugin: Plugin = {
     async onRequest({ request, url, endResponse, fetchAPI }) {
+      const tokenOnly = deps.tokenOnlyPaths?.includes(url.pathname) ?? false;
       // GETs without a query are pages and assets; anything that may carry a document is gated.
-      if (NOT_GRAPHQL.has(url.pathname) || (request.method === 'GET' && !url.searchParams.has('query')))
+      if (
+        !tokenOnly &&
+        (NOT_GRAPHQL.has(url.pathname) || (request.method === 'GET' && !url.searchParams.has('query')))
+      )
         return;
       let resolution: CallerResolution;
       try {
@@ -59,7 +65,10 @@ export function createAuthGate(deps: {
       if (resolution.caller) return;
       // An anonymous body that is large, or of unknown length (chunked), is refused before it is read.
       const length = request.headers.get('content-length');
-      if (request.method !== 'GET' && (length === null || Number(length) > ANONYMOUS_MAX_BYTES)) {
+      if (
+        tokenOnly ||
+        (request.method !== 'GET' && (length === null || Number(length) > ANONYMOUS_MAX_BYTES))
+      ) {
         endResponse(json(fetchAPI, 401, { errors: [refuse(resolution).toJSON()] }));
       }
     },

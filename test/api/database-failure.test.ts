@@ -9,6 +9,7 @@ import {
   startRun,
   type Harness,
 } from '../support/harness.js';
+import { mcpRequest } from '../support/mcp.js';
 
 let h: Harness;
 let token: string;
@@ -65,6 +66,14 @@ describe('database unreachable (W5)', () => {
     });
     expect(response.status).toBe(500);
     expect(await response.json()).toEqual({ error: 'internal error', code: 'internal_error' });
+  });
+
+  it('W5: /mcp answers HTTP 500 with the generic error (MCP: internal errors keep the GraphQL code)', async () => {
+    const response = await h.fetch('/mcp', mcpRequest(token, { method: 'tools/list' }));
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(JSON.parse(text)).toMatchObject({ errors: [{ extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+    for (const leak of leaks) expect(text.toLowerCase()).not.toContain(leak);
   });
 
   it('W5: an operation on an open WebSocket answers the generic error; a new socket is closed without a reason that leaks', async () => {

@@ -12,6 +12,7 @@ import {
   forbiddenAgentOf,
   httpCall,
   httpGetCall,
+  mcpCall,
   mentionedSecrets,
   ownAgentOf,
   restCall,
@@ -37,7 +38,10 @@ const FBD = 'FORBIDDEN';
 const BAD = 'BAD_USER_INPUT';
 const LNK = 'InvalidMemoryLink';
 const ILNK = 'invalid_memory_link';
-type Outcome = typeof ok | typeof nul | typeof UNA | typeof FBD | typeof BAD | typeof LNK | typeof ILNK;
+/** MCP: a tool the caller may not use is refused exactly like a tool that does not exist. */
+const NOT = 'no such tool';
+type Outcome =
+  typeof ok | typeof nul | typeof UNA | typeof FBD | typeof BAD | typeof LNK | typeof ILNK | typeof NOT;
 type Cell = Outcome | readonly [own: Outcome, foreign: Outcome];
 type Row = readonly [Cell, Cell, Cell, Cell, Cell, Cell, Cell, Cell, Cell, Cell];
 
@@ -85,6 +89,14 @@ const ACCESS = {
   'importMemories:run':    [UNA, UNA,    [ok, BAD],  FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
   // Live updates: operators (and the admin naming the agent); run tokens may not subscribe.
   memoryAdded:             [UNA, UNA,    ok,         [ok, FBD],  [ok, FBD],  FBD,        FBD,        FBD,        UNA,      UNA],
+  // MCP tools (POST /mcp, tools/call): role-scoped like the fields they run; the admin token has no tool.
+  'POST /mcp write_memory':          [UNA, UNA,    NOT,        NOT,        NOT,        [ok, LNK],  [ok, LNK],  [ok, LNK],  UNA,      UNA],
+  'POST /mcp get_trading_context':   [UNA, UNA,    NOT,        ok,         ok,         ok,         ok,         ok,         UNA,      UNA],
+  'POST /mcp list_memories':         [UNA, UNA,    NOT,        ok,         ok,         ok,         NOT,        ok,         UNA,      UNA],
+  'POST /mcp list_memory_types':     [UNA, UNA,    NOT,        ok,         ok,         ok,         NOT,        ok,         UNA,      UNA],
+  'POST /mcp get_memory':            [UNA, UNA,    NOT,        [ok, nul],  [ok, nul],  [ok, nul],  nul,        [ok, nul],  UNA,      UNA],
+  'POST /mcp get_memory:decision':   [UNA, UNA,    NOT,        [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  UNA,      UNA],
+  'POST /mcp get_decision_audit':    [UNA, UNA,    NOT,        [ok, nul],  [ok, nul],  NOT,        NOT,        [ok, nul],  UNA,      UNA],
   // Public routes.
   'GET /healthz':          [ok,  ok,     ok,         ok,         ok,         ok,         ok,         ok,         ok,       ok],
   'GET /readyz':           [ok,  ok,     ok,         ok,         ok,         ok,         ok,         ok,         ok,       ok],
@@ -116,6 +128,8 @@ interface RestCall {
   method: 'GET' | 'POST';
   path: string;
   body?: (d: AgentData) => unknown;
+  /** A tools/call on /mcp: the tool and its arguments. */
+  mcp?: { tool: string; args: (d: AgentData) => Record<string, unknown> };
 }
 
 const unique = () => randomUUID().slice(0, 8);
@@ -275,18 +289,37 @@ const CALLS: Record<Exclude<Operation, `${string} /${string}`>, GraphQLCall> = {
   },
 };
 
+/** A write (REST body, MCP arguments) linking to the research of `d`: the other agent's must fail like none (W4). */
+const writeLinkingTo = (d: AgentData, via: string) => ({
+  type: 'matrix_note',
+  scope: 'AGENT',
+  content: `written by the isolation matrix over ${via}`,
+  links: [{ target_memory_id: d.researchId, link_type: 'supports' }],
+});
+const mcpRoute = (tool: string, args: (d: AgentData) => Record<string, unknown>): RestCall => ({
+  method: 'POST',
+  path: '/mcp',
+  mcp: { tool, args },
+});
+
 const ROUTES: Record<Extract<Operation, `${string} /${string}`>, RestCall> = {
   'POST /api/v1/memories': {
     writesForCaller: true,
     method: 'POST',
     path: '/api/v1/memories',
-    body: (d) => ({
-      type: 'matrix_note',
-      scope: 'AGENT',
-      content: 'written by the isolation matrix over REST',
-      links: [{ target_memory_id: d.researchId, link_type: 'supports' }],
-    }),
+    body: (d) => writeLinkingTo(d, 'REST'),
   },
+  // The tool's arguments are the REST body.
+  'POST /mcp write_memory': {
+    ...mcpRoute('write_memory', (d) => writeLinkingTo(d, 'MCP')),
+    writesForCaller: true,
+  },
+  'POST /mcp get_trading_context': mcpRoute('get_trading_context', () => ({ instrument: 'ETH' })),
+  'POST /mcp list_memories': mcpRoute('list_memories', () => ({ first: 10 })),
+  'POST /mcp list_memory_types': mcpRoute('list_memory_types', () => ({})),
+  'POST /mcp get_memory': mcpRoute('get_memory', (d) => ({ id: d.researchId })),
+  'POST /mcp get_memory:decision': mcpRoute('get_memory', (d) => ({ id: d.decisionId })),
+  'POST /mcp get_decision_audit': mcpRoute('get_decision_audit', (d) => ({ decision_id: d.decisionId })),
   'GET /healthz': { method: 'GET', path: '/healthz' },
   'GET /readyz': { method: 'GET', path: '/readyz' },
   'GET /metrics': { method: 'GET', path: '/metrics' },
@@ -304,7 +337,7 @@ const specOf = (operation: Operation): GraphQLCall | RestCall =>
   operation in ROUTES ? ROUTES[operation as keyof typeof ROUTES] : CALLS[operation as keyof typeof CALLS];
 
 function transportsOf(operation: Operation): Transport[] {
-  if (operation in ROUTES) return ['REST'];
+  if (operation in ROUTES) return ROUTES[operation as keyof typeof ROUTES].mcp ? ['MCP'] : ['REST'];
   if (isSubscription(operation)) return ['SSE', 'WebSocket'];
   return isQuery(operation) ? ['HTTP', 'HTTP GET', 'WebSocket'] : ['HTTP', 'WebSocket'];
 }
@@ -313,6 +346,9 @@ function transportsOf(operation: Operation): Transport[] {
 const AGENT_FREE: readonly Operation[] = [
   'viewer',
   'agents',
+  'POST /mcp get_trading_context',
+  'POST /mcp list_memories',
+  'POST /mcp list_memory_types',
   'createAgent',
   'upsertInstrument',
   'GET /healthz',
@@ -368,8 +404,9 @@ async function call(
   side: Side,
 ): Promise<Answer> {
   const token = world.tokens[caller];
-  if (transport === 'REST') {
+  if (transport === 'REST' || transport === 'MCP') {
     const route = ROUTES[operation as keyof typeof ROUTES];
+    if (route.mcp) return mcpCall(h, token, route.mcp.tool, route.mcp.args(d));
     return restCall(h, token, { method: route.method, path: route.path, body: route.body?.(d) });
   }
   const spec = CALLS[operation as keyof typeof CALLS];
@@ -466,7 +503,7 @@ for (const operation of Object.keys(ACCESS) as Operation[]) {
 }
 
 /** Routes the contract names that this build does not serve yet: each needs a row in ACCESS when it lands. */
-const NOT_YET_SERVED = ['GET /api/v1/export?format=ndjson', 'POST /mcp'] as const;
+const NOT_YET_SERVED = ['GET /api/v1/export?format=ndjson'] as const;
 
 describe('S1: routes', () => {
   it('S1: a contract route without a row in the access table is not served (404) — add its row when it is', async () => {

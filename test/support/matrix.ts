@@ -11,6 +11,7 @@ import {
   type GqlResult,
   type Harness,
 } from './harness.js';
+import { mcpRequest } from './mcp.js';
 
 export const CALLER_KINDS = [
   'none',
@@ -26,7 +27,7 @@ export const CALLER_KINDS = [
 ] as const;
 export type CallerKind = (typeof CALLER_KINDS)[number];
 
-export type Transport = 'HTTP' | 'HTTP GET' | 'SSE' | 'WebSocket' | 'REST';
+export type Transport = 'HTTP' | 'HTTP GET' | 'SSE' | 'WebSocket' | 'REST' | 'MCP';
 export type Side = 'own' | 'foreign';
 
 /** The ids a call needs from one agent; `absent` holds ids that exist nowhere. */
@@ -237,6 +238,31 @@ export async function restCall(
       ? 'InvalidMemoryLink'
       : (restOutcomes[response.status] ?? `HTTP ${response.status}`);
   return { outcome, body: { status: response.status, body } };
+}
+
+/** Tool results and JSON-RPC errors of /mcp ⇒ the table's words (a hidden tool answers like an unknown one). */
+function mcpOutcome(status: number, body: any): string {
+  if (status === 401) return 'UNAUTHENTICATED';
+  if (body.error)
+    return /^Tool \S+ not found$/.test(body.error.message) ? 'no such tool' : `rpc ${body.error.code}`;
+  if (!body.result?.isError) return 'ok';
+  const code = body.result.structuredContent?.code;
+  return code === 'not_found' ? 'null' : code === 'invalid_memory_link' ? 'InvalidMemoryLink' : String(code);
+}
+
+/** One `tools/call` POSTed to /mcp on its own: the transport is stateless, so no session comes first. */
+export async function mcpCall(
+  h: Harness,
+  token: string | null,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<Answer> {
+  const response = await h.fetch(
+    '/mcp',
+    mcpRequest(token, { method: 'tools/call', params: { name: tool, arguments: args } }),
+  );
+  const body = (await response.json()) as unknown;
+  return { outcome: mcpOutcome(response.status, body), body: { status: response.status, body } };
 }
 
 export async function httpCall(

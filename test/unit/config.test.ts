@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, loadDatabaseConfig } from '../../src/config.js';
+import { ConfigError, loadConfig, loadDatabaseConfig, loadMcpStdioConfig } from '../../src/config.js';
 
 const base = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x',
@@ -85,5 +85,21 @@ describe('Running: the database settings shared by npm start and npm run db:migr
     expect(() =>
       loadDatabaseConfig({ DATABASE_URL: 'mysql://x' }, '/nonexistent-dir-for-config-test'),
     ).toThrow(ConfigError);
+  });
+});
+
+describe('MCP stdio settings', () => {
+  it('MCP: memory-mcp reads MEMORY_URL (default the local service) and requires MEMORY_TOKEN', () => {
+    expect(loadMcpStdioConfig({ MEMORY_TOKEN: 'run_x' })).toEqual({
+      memoryUrl: 'http://127.0.0.1:4000',
+      memoryToken: 'run_x',
+    });
+    expect(
+      loadMcpStdioConfig({ MEMORY_URL: 'https://memory.example.com', MEMORY_TOKEN: 'op_y' }).memoryUrl,
+    ).toBe('https://memory.example.com');
+    expect(() => loadMcpStdioConfig({ MEMORY_URL: 'http://127.0.0.1:4000' })).toThrow(ConfigError);
+    expect(() => loadMcpStdioConfig({ MEMORY_URL: '127.0.0.1:4000', MEMORY_TOKEN: 'run_x' })).toThrow(
+      /MEMORY_URL/,
+    );
   });
 });

@@ -1,0 +1,118 @@
+// MCP on /mcp in-process: the S3 gate in front of it, the methods it answers, and statelessness —
+// the SDK's Client works through a round-robin "load balancer" over two service instances.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { createServer, type Server } from '../../src/server.js';
+import {
+  ADMIN_TOKEN,
+  createAgentFixture,
+  startHarness,
+  startRun,
+  writeOk,
+  type AgentFixture,
+  type Harness,
+} from '../support/harness.js';
+import { mcpRequest } from '../support/mcp.js';
+
+let h: Harness;
+let second: Server;
+let fx: AgentFixture;
+
+beforeAll(async () => {
+  h = await startHarness();
+  // A second instance on the same database, as behind a load balancer.
+  second = createServer({
+    db: h.db,
+    events: h.events,
+    adminToken: ADMIN_TOKEN,
+    logger: createLogger('silent'),
+  });
+  fx = await createAgentFixture(h, { instruments: ['ETH'] });
+});
+afterAll(async () => {
+  await second.close();
+  await h.close();
+});
+
+const listTools = (token: string | null) => mcpRequest(token, { method: 'tools/list' });
+/** The same request with other headers (a chunked body, a GET, a text/plain POST). */
+const withHeaders = (init: RequestInit, headers: Record<string, string>): RequestInit => ({
+  ...init,
+  headers: { ...(init.headers as Record<string, string>), ...headers },
+});
+
+describe('/mcp behind the S3 gate', () => {
+  it('S3/MCP: an anonymous /mcp request is refused (401) before its body is read, whatever its size', async () => {
+    const small = await h.fetch('/mcp', listTools(null));
+    const chunked = await h.fetch('/mcp', {
+      ...listTools('op_unknown-token'),
+      // A body that never ends: answered all the same, so it was never read.
+      body: new ReadableStream({ start: (controller) => controller.enqueue(new Uint8Array(1024)) }),
+      duplex: 'half',
+    } as RequestInit);
+    for (const response of [small, chunked]) {
+      expect(response.status).toBe(401);
+      const body = (await response.json()) as { errors: { extensions: { code: string } }[] };
+      expect(body.errors[0]!.extensions.code).toBe('UNAUTHENTICATED');
+    }
+  });
+
+  it('MCP: GET /mcp answers 405 (no server-initiated stream) to a caller and 401 without a token', async () => {
+    const { headers } = withHeaders(listTools(fx.operatorToken), { accept: 'text/event-stream' });
+    const caller = await h.fetch('/mcp', { headers });
+    expect(caller.status).toBe(405);
+    expect(caller.headers.get('allow')).toBe('POST');
+    expect((await h.fetch('/mcp', { headers: { accept: 'text/event-stream' } })).status).toBe(401);
+  });
+
+  it('S2/MCP: a form-encoded POST to /mcp is refused with 415 before anything runs', async () => {
+    const response = await h.fetch(
+      '/mcp',
+      withHeaders(listTools(fx.operatorToken), { 'content-type': 'text/plain' }),
+    );
+    expect(response.status).toBe(415);
+  });
+});
+
+describe('/mcp is stateless', () => {
+  it('MCP: a tools/call needs no session — no initialize before it, no mcp-session-id after it', async () => {
+    const response = await h.fetch(
+      '/mcp',
+      mcpRequest(fx.operatorToken, {
+        method: 'tools/call',
+        params: { name: 'list_memory_types', arguments: {} },
+      }),
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('mcp-session-id')).toBeNull();
+    const body = (await response.json()) as { id: number; result: { structuredContent: unknown } };
+    expect(body).toMatchObject({ id: 1, result: { structuredContent: { types: [] } } });
+  });
+
+  it('MCP: the SDK client works through a round-robin balancer over two instances', async () => {
+    const run = await startRun(h, fx.producers.adhoc!.id);
+    const research = await writeOk(h, run.token, { type: 'note', scope: 'AGENT', content: 'balanced' });
+    const instances = [h.server, second];
+    const served: number[] = [];
+    let next = 0;
+    const balancer = async (url: string | URL, init?: RequestInit) => {
+      const index = next++ % instances.length;
+      served.push(index);
+      return instances[index]!.yoga.fetch(String(url), init as Parameters<Server['yoga']['fetch']>[1]);
+    };
+    const client = new Client({ name: 'balanced', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('http://balancer/mcp'), {
+        fetch: balancer,
+        requestInit: { headers: { authorization: `Bearer ${fx.operatorToken}` } },
+      }),
+    );
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('get_memory');
+    const result = await client.callTool({ name: 'get_memory', arguments: { id: research.id } });
+    expect(result.structuredContent).toMatchObject({ memory: { id: research.id, content: 'balanced' } });
+    await client.close();
+    expect(new Set(served)).toEqual(new Set([0, 1]));
+  });
+});

@@ -1,0 +1,461 @@
+// MCP: the agents' tool channel against a real service process, with the SDK's own Client over
+// Streamable HTTP (/mcp) and over stdio (the memory-mcp bin) — every test runs on both transports.
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { subscribeWs, wsClient } from '../support/live.js';
+import {
+  callOk,
+  callTool,
+  connectMcp,
+  createMcpAgent,
+  finishRunAt,
+  MCP_ADMIN,
+  McpClients,
+  repoRoot,
+  restWrite,
+  startMcpService,
+  startRunAt,
+  TRANSPORTS,
+  type McpAgent,
+  type TransportName,
+} from '../support/mcp.js';
+import type { ServiceProcess } from '../support/processes.js';
+import { gqlRequest } from '../support/write-ledger.js';
+
+const ALL = [
+  'write_memory',
+  'get_trading_context',
+  'list_memories',
+  'list_memory_types',
+  'get_memory',
+  'get_decision_audit',
+];
+const VISIBLE: Record<string, string[]> = {
+  admin: [],
+  operator: ['get_trading_context', 'list_memories', 'list_memory_types', 'get_memory', 'get_decision_audit'],
+  analysis: ['write_memory', 'get_trading_context', 'list_memories', 'list_memory_types', 'get_memory'],
+  trading: ['write_memory', 'get_trading_context', 'get_memory'],
+  review: ALL,
+};
+/** The scheduled Analysis run's evidence boundary: its records expire at boundary + 2 × 5m (X2). */
+const BOUNDARY = '2026-01-05T12:00:00.000Z';
+
+let svc: { service: ServiceProcess; stop(): Promise<void> };
+let base: string;
+let a: McpAgent;
+let b: McpAgent;
+const tokens: Record<'admin' | 'operator' | 'analysis' | 'scheduled' | 'trading' | 'review', string> =
+  {} as never;
+let research: string;
+let foreignResearch: string;
+const clients = new McpClients(() => base);
+
+beforeAll(async () => {
+  svc = await startMcpService();
+  base = svc.service.url;
+  [a, b] = [await createMcpAgent(base, 'mcp-a'), await createMcpAgent(base, 'mcp-b')];
+  tokens.admin = MCP_ADMIN;
+  tokens.operator = a.operatorToken;
+  tokens.analysis = (await startRunAt(base, a.producers.adhoc)).token;
+  tokens.scheduled = (await startRunAt(base, a.producers.analysis, BOUNDARY)).token;
+  tokens.trading = (await startRunAt(base, a.producers.trading)).token;
+  tokens.review = (await startRunAt(base, a.producers.review)).token;
+  const write = (token: string, content: string) =>
+    restWrite(base, token, { type: 'ema_handoff', scope: 'INSTRUMENTS', instruments: ['ETH'], content });
+  research = (await write(tokens.analysis, 'ETH 5m: fast EMA above slow')).body.memory.id;
+  await write(tokens.scheduled, 'late: stale on arrival (X4)');
+  foreignResearch = (await write((await startRunAt(base, b.producers.adhoc)).token, 'agent B only')).body
+    .memory.id;
+}, 180_000);
+
+afterAll(async () => {
+  await clients.closeAll();
+  await svc?.stop();
+});
+
+/** Not a tool result: an MCP error with the GraphQL code (stdio) or the gate's HTTP 401 (Streamable HTTP). */
+function expectUnauthenticated(error: unknown): void {
+  if (error instanceof McpError) {
+    expect(error.code).toBe(-32041);
+    expect(error.data).toEqual({ code: 'UNAUTHENTICATED' });
+  } else {
+    expect(error).toBeInstanceOf(StreamableHTTPError);
+    expect((error as StreamableHTTPError).code).toBe(401);
+    expect(String(error)).toContain('UNAUTHENTICATED');
+  }
+}
+
+for (const transport of TRANSPORTS) {
+  const as = (who: keyof typeof tokens) => clients.get(transport, tokens[who]);
+
+  describe(`MCP over ${transport}`, { timeout: 60_000 }, () => {
+    it('MCP: tools/list shows each caller kind exactly the tools it may call, with input and output schemas', async () => {
+      for (const [who, expected] of Object.entries(VISIBLE)) {
+        const { tools } = await (await as(who as keyof typeof tokens)).listTools();
+        expect(tools.map((tool) => tool.name).sort(), who).toEqual([...expected].sort());
+        for (const tool of tools) {
+          expect(tool.inputSchema.type).toBe('object');
+          expect(tool.outputSchema?.anyOf, tool.name).toHaveLength(2); // success | failure
+        }
+      }
+      const scheduled = await (await as('scheduled')).listTools();
+      expect(scheduled.tools.map((tool) => tool.name).sort()).toEqual([...VISIBLE.analysis!].sort());
+    });
+
+    it('MCP/X1/X2/X5: write_memory overwrites metadata expiry controls and returns the stamped expires_at', async () => {
+      const written = await callOk(await as('scheduled'), 'write_memory', {
+        type: 'ema_handoff',
+        scope: 'INSTRUMENTS',
+        instruments: ['ETH'],
+        content: `stale on arrival over ${transport}`,
+        metadata: {
+          stale_after: '2030-01-01T00:00:00Z',
+          expiry_policy: 'mine',
+          valid_for_seconds: 'abc',
+          keep: 1,
+        },
+        timeframe: '1h',
+      });
+      expect(written.expires_at).toBe('2026-01-05T12:10:00.000Z');
+      expect(written.memory_id).toBe(written.memory.id);
+      expect(written.memory).toMatchObject({
+        expires_at: '2026-01-05T12:10:00.000Z',
+        expiry_policy: 'analysis_schedule_v2',
+        freshness: 'STALE', // X4: stored although late
+        metadata: { stale_after: '2026-01-05T12:10:00.000Z', expiry_policy: 'analysis_schedule_v2', keep: 1 },
+        provenance: { kind: 'ANALYSIS', schedule: '5m', evidence_boundary: BOUNDARY, run_status: 'RUNNING' },
+      });
+      expect(written.memory.metadata).not.toHaveProperty('valid_for_seconds');
+    });
+
+    it('MCP/C4: get_trading_context answers in snake_case, fresh research first and stubs for stale entries', async () => {
+      const context = await callOk(await as('trading'), 'get_trading_context', { instrument: 'ETH' });
+      expect(context.agent_id).toBe(a.agentId);
+      const statuses = context.entries.map((entry: any) => entry.status);
+      expect(statuses[0]).toBe('FRESH');
+      expect(statuses).toContain('STALE'); // the scheduled producer's late record
+      expect(statuses.indexOf('STALE')).toBeGreaterThan(statuses.lastIndexOf('FRESH'));
+      for (const entry of context.entries) {
+        if (entry.status === 'FRESH') expect(entry.research.content).toEqual(expect.any(String));
+        else expect(entry.research).toBeNull();
+      }
+      expect(context.entries[0].provenance.producer_name).toBe('adhoc');
+    });
+
+    it('MCP/T1/T3: a Trading decision links what it considered; get_memory and get_decision_audit read it back', async () => {
+      const decision = await callOk(await as('trading'), 'write_memory', {
+        type: 'trading_decision',
+        scope: 'INSTRUMENTS',
+        instruments: ['ETH'],
+        content: `no trade (${transport})`,
+        metadata: { valid_for_seconds: 600 },
+        links: [{ target_memory_id: research, link_type: 'considered' }],
+      });
+      expect(decision.expires_at).toEqual(expect.any(String));
+      const own = await callOk(await as('trading'), 'get_memory', { id: decision.memory_id });
+      expect(own.memory).toMatchObject({
+        id: decision.memory_id,
+        links: [{ target_memory_id: research, link_type: 'considered' }],
+      });
+      // §1: a Trading run reads only its own decisions — research answers like an unknown id.
+      const hidden = await callTool(await as('trading'), 'get_memory', { id: research });
+      const unknown = await callTool(await as('trading'), 'get_memory', { id: randomUUID() });
+      expect(hidden).toEqual(unknown);
+      expect(hidden).toMatchObject({ isError: true, structuredContent: { code: 'not_found' } });
+      const audit = await callOk(await as('review'), 'get_decision_audit', {
+        decision_id: decision.memory_id,
+      });
+      expect(audit.decision.id).toBe(decision.memory_id);
+      expect(audit.linked.map((memory: any) => memory.id)).toEqual([research]);
+      expect(audit.contexts.map((context: any) => context.instrument)).toEqual(['ETH']);
+      expect(audit.contexts[0].at).toBe(audit.decision.created_at);
+    });
+
+    it('MCP/B1/B4: list_memories pages with cursors under a type filter; list_memory_types counts custom types', async () => {
+      const type = `mcp_page_${transport === 'stdio' ? 'stdio' : 'http'}`;
+      for (const n of [1, 2, 3]) {
+        await callOk(await as('analysis'), 'write_memory', {
+          type,
+          scope: 'AGENT',
+          content: `page record ${n}`,
+        });
+      }
+      const first = await callOk(await as('review'), 'list_memories', {
+        types: [type],
+        first: 2,
+        window: '24h',
+      });
+      expect(first.memories.map((memory: any) => memory.content)).toEqual(['page record 3', 'page record 2']);
+      expect(first.page_info.has_next_page).toBe(true);
+      expect(first.window).toEqual({ from: expect.any(String), to: expect.any(String) });
+      const next = await callOk(await as('operator'), 'list_memories', {
+        types: [type],
+        window: '24h', // B4: the next page is asked with the same filter
+        after: first.page_info.end_cursor,
+      });
+      expect(next.memories.map((memory: any) => memory.content)).toEqual(['page record 1']);
+      expect(next.page_info.has_next_page).toBe(false);
+      const { types } = await callOk(await as('operator'), 'list_memory_types', { window: '1h' });
+      expect(types).toContainEqual({ type, count: 3 });
+      // A page is capped for a model's context window.
+      const tooMany = await callTool(await as('operator'), 'list_memories', { first: 51 });
+      expect(tooMany).toMatchObject({
+        isError: true,
+        structuredContent: { code: 'validation_error', field: 'first' },
+      });
+    });
+
+    it('MCP/W2/W4/W6/W7/W8: every typed write failure is isError with the REST body as structured content', async () => {
+      const key = `mcp-key-${transport}-${randomUUID()}`;
+      await callOk(await as('analysis'), 'write_memory', {
+        type: 'note',
+        scope: 'AGENT',
+        content: 'first',
+        idempotency_key: key,
+      });
+      const cases: [string, Record<string, unknown>, string, number][] = [
+        [
+          'link',
+          {
+            type: 'note',
+            scope: 'AGENT',
+            content: 'x',
+            links: [
+              { target_memory_id: research, link_type: 'supports' },
+              { target_memory_id: randomUUID(), link_type: 'supports' },
+            ],
+          },
+          'invalid_memory_link',
+          422,
+        ],
+        [
+          'target',
+          { type: 'note', scope: 'INSTRUMENTS', instruments: ['ETH', 'DOGE'], content: 'x' },
+          'invalid_memory_target',
+          422,
+        ],
+        ['validation', { type: 'note', scope: 'AGENT', content: '' }, 'validation_error', 400],
+        [
+          'malformed id',
+          {
+            type: 'note',
+            scope: 'AGENT',
+            content: 'x',
+            links: [{ target_memory_id: 'not-a-uuid', link_type: 'supports' }],
+          },
+          'validation_error',
+          400,
+        ],
+        [
+          'reserved type',
+          { type: 'trading_decision', scope: 'AGENT', content: 'x' },
+          'reserved_memory_type',
+          422,
+        ],
+        [
+          'idempotency',
+          { type: 'note', scope: 'AGENT', content: 'second', idempotency_key: key },
+          'idempotency_conflict',
+          409,
+        ],
+      ];
+      for (const [name, input, code, status] of cases) {
+        const result = await callTool(await as('analysis'), 'write_memory', input);
+        const rest = await restWrite(base, tokens.analysis, input);
+        expect(rest.status, name).toBe(status);
+        expect(result.isError, name).toBe(true);
+        expect(result.structuredContent, name).toEqual(rest.body);
+        expect(result.structuredContent!.code, name).toBe(code);
+      }
+      const link = await callTool(await as('analysis'), 'write_memory', cases[0]![1]);
+      expect(link.structuredContent).toMatchObject({ link_index: 1 });
+      const text = (link.content as { text: string }[])[0]!.text;
+      expect(text).toContain('get_trading_context');
+      expect(text).toContain('links[1]');
+      expect(text).toContain('retry once');
+      const target = await callTool(await as('analysis'), 'write_memory', cases[1]![1]);
+      expect(target.structuredContent).toMatchObject({ instrument_index: 1 });
+    });
+
+    it('S1/W4: a foreign id answers exactly like an unknown one (read and link)', async () => {
+      const operator = await as('operator');
+      expect(await callTool(operator, 'get_memory', { id: foreignResearch })).toEqual(
+        await callTool(operator, 'get_memory', { id: randomUUID() }),
+      );
+      expect(await callTool(operator, 'get_decision_audit', { decision_id: foreignResearch })).toEqual(
+        await callTool(operator, 'get_decision_audit', { decision_id: randomUUID() }),
+      );
+      const linkTo = (id: string) => ({
+        type: 'note',
+        scope: 'AGENT',
+        content: 'x',
+        links: [{ target_memory_id: id, link_type: 'supports' }],
+      });
+      const foreign = await callTool(await as('analysis'), 'write_memory', linkTo(foreignResearch));
+      expect(foreign).toEqual(await callTool(await as('analysis'), 'write_memory', linkTo(randomUUID())));
+      expect(JSON.stringify(foreign)).not.toContain(foreignResearch);
+    });
+
+    it('MCP: a Trading run is refused list_memories exactly like an unknown tool', async () => {
+      const trading = await as('trading');
+      const refusal = async (name: string) => {
+        const error = await callTool(trading, name, {}).then(
+          () => null,
+          (caught: unknown) => caught,
+        );
+        expect(error, name).toBeInstanceOf(McpError);
+        return {
+          code: (error as McpError).code,
+          message: (error as McpError).message.replace(name, '<tool>'),
+        };
+      };
+      expect(await refusal('list_memories')).toEqual(await refusal('no_such_tool'));
+      expect(await refusal('list_memories')).toMatchObject({ code: -32602 });
+      expect(await refusal('get_decision_audit')).toEqual(await refusal('no_such_tool'));
+      // Operators see no write tool, and calling it is the same refusal.
+      await expect(
+        callTool(await as('operator'), 'write_memory', { type: 'note', scope: 'AGENT', content: 'x' }),
+      ).rejects.toThrow('Tool write_memory not found');
+    });
+
+    it('MCP/W9: a finished run is refused (UNAUTHENTICATED) and writes nothing', async () => {
+      const run = await startRunAt(base, a.producers.adhoc);
+      const client = await connectMcp(transport, base, run.token);
+      await client.listTools(); // the session works while the run runs
+      await finishRunAt(base, run.runId);
+      const content = `after finish ${randomUUID()}`;
+      expectUnauthenticated(
+        await callTool(client, 'write_memory', { type: 'note', scope: 'AGENT', content }).catch(
+          (e: unknown) => e,
+        ),
+      );
+      await client.close();
+      const { memories } = await gqlRequest<any>(
+        base,
+        tokens.operator,
+        '{ memories(first: 20) { edges { node { content } } } }',
+      );
+      expect(memories.edges.map((edge: any) => edge.node.content)).not.toContain(content);
+      // A new session with that token gets nowhere either: refused at connect (HTTP) or at the first request (stdio).
+      let fresh: Awaited<ReturnType<typeof connectMcp>> | null = null;
+      const refused = await connectMcp(transport, base, run.token)
+        .then((connected) => (fresh = connected).listTools())
+        .catch((e: unknown) => e);
+      expectUnauthenticated(refused);
+      await (fresh as Awaited<ReturnType<typeof connectMcp>> | null)?.close();
+    });
+
+    it('MCP/L1: a write through MCP reaches a GraphQL subscriber', async () => {
+      const { memories } = await gqlRequest<any>(
+        base,
+        tokens.operator,
+        '{ memories(first: 1) { edges { cursor } } }',
+      );
+      const socket = wsClient(base, tokens.operator);
+      const subscription = subscribeWs(socket, { after: memories.edges[0].cursor });
+      const written = await callOk(await as('analysis'), 'write_memory', {
+        type: 'live_note',
+        scope: 'AGENT',
+        content: `live over ${transport}`,
+      });
+      const deadline = Date.now() + 5000;
+      while (
+        !subscription.edges.some((edge) => edge.node.id === written.memory_id) &&
+        Date.now() < deadline
+      ) {
+        await subscription
+          .waitFor(subscription.edges.length + 1, deadline - Date.now())
+          .catch(() => undefined);
+      }
+      expect(subscription.edges.map((edge) => edge.node.id)).toContain(written.memory_id);
+      await subscription.stop();
+      await socket.dispose();
+    });
+  });
+}
+
+/** The README's MCP section, its JSON blocks pasted with this service's address, a real token and this clone. */
+async function readmeConfigs(token: string) {
+  const readme = await readFile(path.join(repoRoot, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf("## MCP (agents' tool channel)"));
+  const blocks = [...section.slice(0, section.indexOf('\n## ', 4)).matchAll(/```json\n([\s\S]*?)```/g)].map(
+    (match) => match[1]!,
+  );
+  const paste = (block: string | undefined) =>
+    JSON.parse(
+      block!
+        .replaceAll('/path/to/memory-service', repoRoot)
+        .replaceAll('http://127.0.0.1:4000', base)
+        .replaceAll('<run or operator token>', token),
+    ).mcpServers.memory;
+  return {
+    stdio: paste(blocks.find((block) => block.includes('"command"'))),
+    http: paste(blocks.find((block) => block.includes('"url"'))),
+  };
+}
+
+describe('MCP transports', { timeout: 120_000 }, () => {
+  it('MCP: the README configuration works as pasted — stdio through npx from another directory, and HTTP', async () => {
+    const { stdio, http } = await readmeConfigs(tokens.trading);
+    expect(stdio.command).toBe('npx');
+    const transports = [
+      new StdioClientTransport({
+        command: stdio.command,
+        args: stdio.args,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.homedir(), ...stdio.env },
+        cwd: os.tmpdir(),
+        stderr: 'ignore',
+      }),
+      new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers: http.headers } }),
+    ];
+    for (const transport of transports) {
+      const client = new Client({ name: 'readme', version: '1.0.0' });
+      await client.connect(transport);
+      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(
+        [...VISIBLE.trading!].sort(),
+      );
+      const context = await callOk(client, 'get_trading_context', { instrument: 'ETH' });
+      expect(context.agent_id).toBe(a.agentId);
+      await client.close();
+    }
+  });
+
+  it('MCP: the stdio bin refuses to start without MEMORY_TOKEN (exit 2) and reports an unreachable service', async () => {
+    const bin = path.join(repoRoot, 'bin/memory-mcp.js');
+    const started = spawnSync(process.execPath, [bin], {
+      env: { PATH: process.env.PATH ?? '', MEMORY_URL: base },
+      input: '',
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(started.status).toBe(2);
+    expect(started.stderr).toContain('MEMORY_TOKEN is required');
+    const client = await connectMcp('stdio', 'http://127.0.0.1:1', tokens.trading);
+    const error = await client.listTools().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).data).toEqual({ code: 'INTERNAL_SERVER_ERROR' });
+    expect((error as McpError).message).toContain('Cannot reach the memory service');
+    await client.close();
+  });
+
+  it('MCP: the admin token sees no tool and a tool call is refused like an unknown tool', async () => {
+    for (const transport of TRANSPORTS satisfies readonly TransportName[]) {
+      const admin = await clients.get(transport, MCP_ADMIN);
+      expect((await admin.listTools()).tools).toEqual([]);
+      await expect(callTool(admin, 'get_memory', { id: research })).rejects.toThrow(
+        'Tool get_memory not found',
+      );
+    }
+  });
+});
