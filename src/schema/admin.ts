@@ -154,6 +154,7 @@ const ImportMemoryInputRef = builder.inputType('ImportMemoryInput', {
   }),
 });
 
+// The catalog: agents, their instruments and producers.
 builder.mutationFields((t) => ({
   createAgent: t.prismaField({
     ...adminOnly,
@@ -205,6 +206,10 @@ builder.mutationFields((t) => ({
       return ctx.db.prisma.producer.findUniqueOrThrow({ ...query, where: { id: args.producerId } });
     },
   }),
+}));
+
+// Runs, operator tokens and legacy imports.
+builder.mutationFields((t) => ({
   startRun: t.field({
     ...adminOnly,
     type: StartRunPayload,
