@@ -1,20 +1,45 @@
-// Who may read what (§1 callers): one place answers "which agent does this request act for".
+// Who may do what (§1 callers, S1): the scopes a caller holds — the schema declares which scopes a
+// field needs — and the one place that answers "which agent does this read act for".
 import type { Caller } from './caller.js';
-import { ForbiddenError, InputError, UnauthenticatedError } from '../domain/errors.js';
+import { ForbiddenError, InputError } from '../domain/errors.js';
+
+/**
+ * The scopes of a caller (`@pothos/plugin-scope-auth`). Each is a plain fact about the token; which
+ * combination a field needs, and what a refusal says, is declared on the field (schema/).
+ */
+export interface CallerScopes {
+  /** Any token that authenticates (W9: a run's only while it is RUNNING, S6: an operator's until revoked). */
+  anyCaller: boolean;
+  admin: boolean;
+  operator: boolean;
+  /** Any run token; the writers (W1). */
+  run: boolean;
+  /** T3: a Review run may audit its agent's decisions. */
+  reviewRun: boolean;
+}
+
+export function scopesOf(caller: Caller | null): CallerScopes {
+  return {
+    anyCaller: caller !== null,
+    admin: caller?.kind === 'admin',
+    operator: caller?.kind === 'operator',
+    run: caller?.kind === 'run',
+    reviewRun: caller?.kind === 'run' && caller.run.kind === 'REVIEW',
+  };
+}
 
 export type ReadPurpose = 'browse' | 'context' | 'record' | 'subscribe';
 
 /**
- * The agent a read acts for. Admin passes `agentId`; operator and run tokens imply theirs and may
- * not name another. Trading runs have restricted context-only read access.
+ * The agent a read acts for (the field's `anyCaller` scope has already refused a request without a
+ * caller). Admin passes `agentId`; operator and run tokens imply theirs and may not name another.
+ * Trading runs have restricted context-only read access.
  */
 export function agentForRead(
-  caller: Caller | null,
-  failure: string | null,
+  caller: Caller,
   requestedAgentId: string | null | undefined,
   purpose: ReadPurpose,
 ): string {
-  if (!caller) throw new UnauthenticatedError(failure);
   if (caller.kind === 'admin') {
     if (!requestedAgentId) throw new InputError('agentId is required with the admin token', 'agentId');
     return requestedAgentId;
@@ -30,9 +55,4 @@ export function agentForRead(
     }
   }
   return caller.agentId;
-}
-
-export function requireAdmin(caller: Caller | null, failure: string | null): void {
-  if (!caller) throw new UnauthenticatedError(failure);
-  if (caller.kind !== 'admin') throw new ForbiddenError('This operation needs the admin token');
 }

@@ -1,15 +1,15 @@
 // The scheduler's operations (admin token): agents, instruments, producers, runs, operator tokens, imports.
-import { requireAdmin } from '../auth/access.js';
 import * as admin from '../store/admin.js';
 import { importMemories } from '../service/import-memories.js';
-import { builder } from './builder.js';
-import type { GraphQLContext } from './context.js';
+import { builder, refusal } from './builder.js';
 import { RunKindEnum, RunStatusEnum } from './enums.js';
 import { recordInputFields } from './memory.js';
 
-function adminOnly(ctx: GraphQLContext): void {
-  requireAdmin(ctx.caller, ctx.authFailure);
-}
+/** S1: the scheduler's operations and the operator tokens are the admin token's alone. */
+const adminOnly = {
+  authScopes: { admin: true },
+  unauthorizedError: refusal('This operation needs the admin token'),
+} as const;
 
 export const AgentRef = builder.prismaObject('Agent', {
   fields: (t) => ({
@@ -29,16 +29,15 @@ export const AgentRef = builder.prismaObject('Agent', {
     }),
     producers: t.relation('producers', { query: { orderBy: { name: 'asc' } } }),
     operatorTokens: t.prismaField({
+      ...adminOnly,
       type: ['OperatorToken'],
       description: 'Operator tokens issued for this agent, newest first (admin token only).',
-      resolve: (query, agent, _args, ctx) => {
-        adminOnly(ctx);
-        return ctx.db.prisma.operatorToken.findMany({
+      resolve: (query, agent, _args, ctx) =>
+        ctx.db.prisma.operatorToken.findMany({
           ...query,
           where: { agentId: agent.id },
           orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-        });
-      },
+        }),
     }),
   }),
 });
@@ -155,25 +154,26 @@ const ImportMemoryInputRef = builder.inputType('ImportMemoryInput', {
   }),
 });
 
+// The catalog: agents, their instruments and producers.
 builder.mutationFields((t) => ({
   createAgent: t.prismaField({
+    ...adminOnly,
     type: 'Agent',
     args: { input: t.arg({ type: CreateAgentInput, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
-      adminOnly(ctx);
       const agent = await admin.createAgent(ctx.db, input);
       return ctx.db.prisma.agent.findUniqueOrThrow({ ...query, where: { id: agent.id } });
     },
   }),
   upsertInstrument: t.prismaField({
+    ...adminOnly,
     type: 'Instrument',
     args: { input: t.arg({ type: UpsertInstrumentInput, required: true }) },
-    resolve: async (_query, _root, { input }, ctx) => {
-      adminOnly(ctx);
-      return admin.upsertInstrument(ctx.db, { id: input.id, active: input.active ?? true });
-    },
+    resolve: (_query, _root, { input }, ctx) =>
+      admin.upsertInstrument(ctx.db, { id: input.id, active: input.active ?? true }),
   }),
   setAgentInstruments: t.prismaField({
+    ...adminOnly,
     type: 'Agent',
     description: 'Replaces the selected set; deselected instruments keep their history and old targets.',
     args: {
@@ -181,55 +181,59 @@ builder.mutationFields((t) => ({
       instrumentIds: t.arg.stringList({ required: true }),
     },
     resolve: async (query, _root, args, ctx) => {
-      adminOnly(ctx);
       await admin.setAgentInstruments(ctx.db, args.agentId, args.instrumentIds, ctx.now());
       return ctx.db.prisma.agent.findUniqueOrThrow({ ...query, where: { id: args.agentId } });
     },
   }),
   createProducer: t.prismaField({
+    ...adminOnly,
     type: 'Producer',
     args: { input: t.arg({ type: CreateProducerInput, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
-      adminOnly(ctx);
       const producer = await admin.createProducer(ctx.db, input, ctx.now());
       return ctx.db.prisma.producer.findUniqueOrThrow({ ...query, where: { id: producer.id } });
     },
   }),
   setProducerEnabled: t.prismaField({
+    ...adminOnly,
     type: 'Producer',
     args: {
       producerId: t.arg({ type: 'UUID', required: true }),
       enabled: t.arg.boolean({ required: true }),
     },
     resolve: async (query, _root, args, ctx) => {
-      adminOnly(ctx);
       await admin.setProducerEnabled(ctx.db, args.producerId, args.enabled, ctx.now());
       return ctx.db.prisma.producer.findUniqueOrThrow({ ...query, where: { id: args.producerId } });
     },
   }),
+}));
+
+// Runs, operator tokens and legacy imports.
+builder.mutationFields((t) => ({
   startRun: t.field({
+    ...adminOnly,
     type: StartRunPayload,
     args: { input: t.arg({ type: StartRunInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
-      adminOnly(ctx);
       const { run, token } = await admin.startRun(ctx.db, input, ctx.now());
       return { token, runId: run.id };
     },
   }),
   finishRun: t.prismaField({
+    ...adminOnly,
     type: 'Run',
     args: {
       runId: t.arg({ type: 'UUID', required: true }),
       status: t.arg({ type: RunStatusEnum, required: true }),
     },
     resolve: async (query, _root, args, ctx) => {
-      adminOnly(ctx);
       const { tokenHash } = await admin.finishRun(ctx.db, args.runId, args.status, ctx.now());
       ctx.sessions.revoke(tokenHash); // W9, L4: the run's open connections end now
       return ctx.db.prisma.run.findUniqueOrThrow({ ...query, where: { id: args.runId } });
     },
   }),
   createOperatorToken: t.field({
+    ...adminOnly,
     type: OperatorTokenPayload,
     description: 'A new operator token for one agent; `label` (≤ 128 characters) says who it is for.',
     args: {
@@ -237,7 +241,6 @@ builder.mutationFields((t) => ({
       label: t.arg.string({ required: false }),
     },
     resolve: async (_root, args, ctx) => {
-      adminOnly(ctx);
       const { token, agentId, operatorToken } = await admin.createOperatorToken(
         ctx.db,
         args.agentId,
@@ -247,23 +250,23 @@ builder.mutationFields((t) => ({
     },
   }),
   revokeOperatorToken: t.prismaField({
+    ...adminOnly,
     type: 'OperatorToken',
     description:
       'S6: the token stops working at once; its open WebSockets and subscriptions are closed (4403).',
     args: { id: t.arg({ type: 'UUID', required: true }) },
     resolve: async (query, _root, args, ctx) => {
-      adminOnly(ctx);
       const revoked = await admin.revokeOperatorToken(ctx.db, args.id, ctx.now());
       ctx.sessions.revoke(revoked.tokenHash);
       return ctx.db.prisma.operatorToken.findUniqueOrThrow({ ...query, where: { id: args.id } });
     },
   }),
   importMemories: t.prismaField({
+    ...adminOnly,
     type: ['Memory'],
     description: 'Legacy records stored verbatim in one transaction (I1–I4); an error names the bad item.',
     args: { input: t.arg({ type: [ImportMemoryInputRef], required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
-      adminOnly(ctx);
       const imported = await importMemories(ctx, input);
       const rows = await ctx.db.prisma.memory.findMany({
         ...query,

@@ -1,15 +1,12 @@
 // Who am I and which agents can I see: `viewer`, `agents`, `agent(id)`. Operator and run tokens see
 // only their own agent; a foreign id answers like an unknown one (S1).
 import { queryFromInfo } from '@pothos/plugin-prisma';
-import { UnauthenticatedError } from '../domain/errors.js';
+import type { Caller } from '../auth/caller.js';
 import { AgentRef, RunRef } from './admin.js';
 import { builder } from './builder.js';
-import type { GraphQLContext } from './context.js';
 
 /** The agents a caller may see: admin every agent, everyone else only its own. */
-function visibleAgents(ctx: GraphQLContext): { id?: string } {
-  const caller = ctx.caller;
-  if (!caller) throw new UnauthenticatedError(ctx.authFailure);
+function visibleAgents(caller: Caller): { id?: string } {
   return caller.kind === 'admin' ? {} : { id: caller.agentId };
 }
 
@@ -54,31 +51,34 @@ const Viewer = builder.objectRef<ViewerShape>('Viewer').implement({
   }),
 });
 
+// Any authenticated token may ask (S1); what it sees is narrowed to its own agent below.
 builder.queryFields((t) => ({
-  viewer: t.field({
+  viewer: t.withAuth({ anyCaller: true }).field({
     type: Viewer,
     description: 'Who the token is: its kind, its agent and (for a run token) its run.',
-    resolve: (_root, _args, ctx): ViewerShape => {
-      const caller = ctx.caller;
-      if (!caller) throw new UnauthenticatedError(ctx.authFailure);
+    resolve: (_root, _args, { caller }): ViewerShape => {
       if (caller.kind === 'admin') return { kind: 'ADMIN', agentId: null, runId: null };
       if (caller.kind === 'operator') return { kind: 'OPERATOR', agentId: caller.agentId, runId: null };
       return { kind: 'RUN', agentId: caller.agentId, runId: caller.run.id };
     },
   }),
-  agents: t.prismaField({
+  agents: t.withAuth({ anyCaller: true }).prismaField({
     type: ['Agent'],
     description: 'Admin: every agent, by name. Operator and run tokens: their own agent only.',
     resolve: (query, _root, _args, ctx) =>
-      ctx.db.prisma.agent.findMany({ ...query, where: visibleAgents(ctx), orderBy: { name: 'asc' } }),
+      ctx.db.prisma.agent.findMany({
+        ...query,
+        where: visibleAgents(ctx.caller),
+        orderBy: { name: 'asc' },
+      }),
   }),
-  agent: t.prismaField({
+  agent: t.withAuth({ anyCaller: true }).prismaField({
     type: 'Agent',
     nullable: true,
     description: 'One agent with its producers and selected instruments; null when unknown or not visible.',
     args: { id: t.arg({ type: 'UUID', required: true }) },
     // S1: a foreign id is filtered out by the same statement that reads the agent, so it answers like an unknown one.
     resolve: (query, _root, { id }, ctx) =>
-      ctx.db.prisma.agent.findFirst({ ...query, where: { AND: [{ id }, visibleAgents(ctx)] } }),
+      ctx.db.prisma.agent.findFirst({ ...query, where: { AND: [{ id }, visibleAgents(ctx.caller)] } }),
   }),
 }));

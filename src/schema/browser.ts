@@ -91,8 +91,9 @@ const MemoryTypeCountRef = builder.objectRef<MemoryTypeCount>('MemoryTypeCount')
   }),
 });
 
+// Any authenticated token may ask (S1); agentForRead picks the agent and refuses the rest.
 builder.queryFields((t) => ({
-  memories: t.field({
+  memories: t.withAuth({ anyCaller: true }).field({
     type: MemoryConnectionRef,
     description:
       'Records of one agent, newest first, filtered before pagination (B2–B4). Operator or Review token; admin passes agentId.',
@@ -103,7 +104,7 @@ builder.queryFields((t) => ({
       after: t.arg.string({ required: false, description: 'The cursor of an edge; continues below it.' }),
     },
     resolve: async (_root, args, ctx, info) => {
-      const agentId = agentForRead(ctx.caller, ctx.authFailure, args.agentId, 'browse');
+      const agentId = agentForRead(ctx.caller, args.agentId, 'browse');
       const first = args.first ?? DEFAULT_PAGE_SIZE;
       if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) {
         throw new InputError(`first must be between 1 and ${MAX_PAGE_SIZE}`, 'first');
@@ -124,7 +125,7 @@ builder.queryFields((t) => ({
       };
     },
   }),
-  memoryTypes: t.field({
+  memoryTypes: t.withAuth({ anyCaller: true }).field({
     type: [MemoryTypeCountRef],
     description:
       'The types stored for one agent with their counts, sorted by name; only types in `window` when given (B1).',
@@ -133,7 +134,7 @@ builder.queryFields((t) => ({
       window: t.arg({ type: TimeWindowRef, required: false }),
     },
     resolve: async (_root, args, ctx) => {
-      const agentId = agentForRead(ctx.caller, ctx.authFailure, args.agentId, 'browse');
+      const agentId = agentForRead(ctx.caller, args.agentId, 'browse');
       const { window } = resolveFilter({ window: args.window }, ctx.now());
       return listMemoryTypes(ctx.db, agentId, window);
     },

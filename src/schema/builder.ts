@@ -1,12 +1,33 @@
-// The one SchemaBuilder: Pothos with the errors and Prisma plugins, typed by the generated Prisma types.
+// The one Pothos builder: scalars, Prisma, typed write errors and the access scopes (S1) every field declares.
 import SchemaBuilder from '@pothos/core';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import PrismaPlugin from '@pothos/plugin-prisma';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import { scopesOf, type CallerScopes } from '../auth/access.js';
+import type { Caller } from '../auth/caller.js';
+import { ForbiddenError, UnauthenticatedError, type ServiceError } from '../domain/errors.js';
 import type PrismaTypes from '../store/generated/pothos-types.js';
 import { getDatamodel } from '../store/generated/pothos-types.js';
 import type { JsonObject } from '../domain/types.js';
 import type { GraphQLContext } from './context.js';
 import { unusedQueryCheck } from './unused-query-check.js';
+
+/** The context a resolver sees once a scope let the request through: the caller is known (and of which kind). */
+type ContextOf<C extends Caller> = GraphQLContext & { caller: C };
+type CallerOfKind<K extends Caller['kind']> = ContextOf<Extract<Caller, { kind: K }>>;
+
+/**
+ * S1: how a field's scopes refuse a request. Without a caller it is UNAUTHENTICATED saying why (a
+ * finished run, a revoked token — L4); a caller without the scope is FORBIDDEN with `message`.
+ */
+function refuse(ctx: GraphQLContext, message?: string): ServiceError {
+  return ctx.caller ? new ForbiddenError(message) : new UnauthenticatedError(ctx.authFailure);
+}
+
+/** Field option `unauthorizedError`: the FORBIDDEN message of this field's refusal. */
+export function refusal(message: string) {
+  return (_parent: unknown, _args: unknown, ctx: GraphQLContext): ServiceError => refuse(ctx, message);
+}
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
@@ -18,9 +39,24 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: JsonObject | unknown; Output: unknown };
     UUID: { Input: string; Output: string };
   };
+  AuthScopes: CallerScopes;
+  AuthContexts: {
+    anyCaller: ContextOf<Caller>;
+    admin: CallerOfKind<'admin'>;
+    operator: CallerOfKind<'operator'>;
+    run: CallerOfKind<'run'>;
+    reviewRun: CallerOfKind<'run'>;
+  };
 }>({
-  plugins: [ErrorsPlugin, PrismaPlugin],
+  // Scope auth first: a refused request never reaches another plugin's wrapper or the resolver.
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, PrismaPlugin],
   defaultFieldNullability: false,
+  scopeAuth: {
+    authScopes: (ctx) => scopesOf(ctx.caller),
+    // A subscription is checked once, when it is opened (as before), not again for every event.
+    authorizeOnSubscribe: true,
+    unauthorizedError: (_parent, ctx) => refuse(ctx),
+  },
   prisma: {
     dmmf: getDatamodel(),
     client: (ctx) => ctx.db.prisma,

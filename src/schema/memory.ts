@@ -1,23 +1,21 @@
 // The Memory record (§1), its reads (`memory`) and the write mutation (`createMemory`, W1–W8).
 import type { SchemaTypes } from '@pothos/core';
 import { queryFromInfo } from '@pothos/plugin-prisma';
+import type { Caller } from '../auth/caller.js';
 import {
-  ForbiddenError,
   IdempotencyConflictError,
   InvalidMemoryLinkError,
   InvalidMemoryTargetError,
   MemoryValidationError,
   MemoryWriteError,
   ReservedMemoryTypeError,
-  UnauthenticatedError,
 } from '../domain/errors.js';
 import { freshnessAt } from '../domain/expiry.js';
 import type { MemoryLink, Provenance } from '../domain/types.js';
 import { TRADING_DECISION } from '../domain/write-validation.js';
 import { writeMemory, type WrittenMemory } from '../service/write-memory.js';
 import { instrumentsSelect, linksSelect, provenanceSelect, toProvenance } from '../store/memory-record.js';
-import { builder } from './builder.js';
-import type { GraphQLContext } from './context.js';
+import { builder, refusal } from './builder.js';
 import { FreshnessEnum, MemoryScopeEnum, RunKindEnum, RunStatusEnum } from './enums.js';
 
 export const ProvenanceRef = builder.objectRef<Provenance>('Provenance').implement({
@@ -83,13 +81,7 @@ export const MemoryRef = builder.prismaObject('Memory', {
 });
 
 /** Which records a caller may read by id: same agent; Trading runs only their own producer's decisions (§1). */
-export function memoryReadFilter(ctx: GraphQLContext): {
-  agentId?: string;
-  producerId?: string;
-  type?: string;
-} {
-  const caller = ctx.caller;
-  if (!caller) throw new UnauthenticatedError(ctx.authFailure);
+function memoryReadFilter(caller: Caller): { agentId?: string; producerId?: string; type?: string } {
   if (caller.kind === 'admin') return {};
   if (caller.kind === 'run' && caller.run.kind === 'TRADING') {
     return { agentId: caller.agentId, producerId: caller.run.producerId, type: TRADING_DECISION };
@@ -98,13 +90,14 @@ export function memoryReadFilter(ctx: GraphQLContext): {
 }
 
 builder.queryField('memory', (t) =>
-  t.prismaField({
+  // Any authenticated token may ask; a record it may not read answers null, like an unknown id (S1).
+  t.withAuth({ anyCaller: true }).prismaField({
     type: 'Memory',
     nullable: true,
     description: 'One record by id; null when it does not exist or is not readable by this token.',
     args: { id: t.arg({ type: 'UUID', required: true }) },
     resolve: (query, _root, { id }, ctx) =>
-      ctx.db.prisma.memory.findFirst({ ...query, where: { id, ...memoryReadFilter(ctx) } }),
+      ctx.db.prisma.memory.findFirst({ ...query, where: { id, ...memoryReadFilter(ctx.caller) } }),
   }),
 );
 
@@ -193,7 +186,9 @@ const CreateMemoryInputRef = builder.inputType('CreateMemoryInput', {
 });
 
 builder.mutationField('createMemory', (t) =>
-  t.field({
+  // W1: only runs write; provenance comes from the run token.
+  t.withAuth({ run: true }).field({
+    unauthorizedError: refusal('createMemory needs a run token'),
     type: CreateMemorySuccessRef,
     description: 'Writes one record for the calling run (run token). Provenance comes from the token.',
     errors: {
@@ -208,11 +203,6 @@ builder.mutationField('createMemory', (t) =>
       ],
     },
     args: { input: t.arg({ type: CreateMemoryInputRef, required: true }) },
-    resolve: async (_root, { input }, ctx) => {
-      const caller = ctx.caller;
-      if (!caller) throw new UnauthenticatedError(ctx.authFailure);
-      if (caller.kind !== 'run') throw new ForbiddenError('createMemory needs a run token');
-      return writeMemory(ctx, caller.run, input, 'graphql');
-    },
+    resolve: (_root, { input }, ctx) => writeMemory(ctx, ctx.caller.run, input, 'graphql'),
   }),
 );

@@ -11,7 +11,8 @@ import { MemoryEdgeRef, MemoryFilterRef } from './browser.js';
 builder.subscriptionType({});
 
 builder.subscriptionField('memoryAdded', (t) =>
-  t.field({
+  // Checked when subscribed (authorizeOnSubscribe); agentForRead then refuses run tokens (L1).
+  t.withAuth({ anyCaller: true }).field({
     type: MemoryEdgeRef,
     description:
       'New records of the agent that match the filter, once each, in order. With `after` (the cursor of the last record seen) the missed ones are replayed first (L2).',
@@ -21,7 +22,7 @@ builder.subscriptionField('memoryAdded', (t) =>
       after: t.arg.string({ required: false }),
     },
     subscribe: (_root, args, ctx) => {
-      const agentId = agentForRead(ctx.caller, ctx.authFailure, args.agentId, 'subscribe');
+      const agentId = agentForRead(ctx.caller, args.agentId, 'subscribe');
       const filter = resolveFilter(args.filter, ctx.now());
       let after = null;
       if (args.after) {
@@ -29,7 +30,7 @@ builder.subscriptionField('memoryAdded', (t) =>
         if (!parsed) throw new InputError('after is not a cursor returned by this API', 'after');
         after = parsed.position;
       }
-      const caller = ctx.caller!;
+      const { caller } = ctx;
       return memoryAddedStream({
         db: ctx.db,
         events: ctx.events,

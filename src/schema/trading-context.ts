@@ -1,6 +1,7 @@
 // The trading context (C1–C10) and the decision audit (T3): what an agent knew for an instrument at an instant.
 import { agentForRead } from '../auth/access.js';
-import { ForbiddenError, requireStorableText, UnauthenticatedError } from '../domain/errors.js';
+import type { Caller } from '../auth/caller.js';
+import { requireStorableText } from '../domain/errors.js';
 import type { ContextResearch } from '../domain/trading-context.js';
 import {
   loadTradingContext,
@@ -15,8 +16,7 @@ import {
   type DecisionForAudit,
 } from '../store/trading-context.js';
 import type { Database } from '../store/db.js';
-import { builder } from './builder.js';
-import type { GraphQLContext } from './context.js';
+import { builder, refusal } from './builder.js';
 import { MemoryScopeEnum } from './enums.js';
 import { MemoryLinkRef, ProvenanceRef } from './memory.js';
 
@@ -124,7 +124,7 @@ const TradingContextRef = builder.objectRef<TradingContextSource>('TradingContex
 });
 
 builder.queryField('tradingContext', (t) =>
-  t.field({
+  t.withAuth({ anyCaller: true }).field({
     type: TradingContextRef,
     description:
       'The trading context of one agent for one instrument as of `at` (default now; C1–C10). Run and operator tokens imply their agent; admin passes agentId.',
@@ -134,7 +134,7 @@ builder.queryField('tradingContext', (t) =>
       at: t.arg({ type: 'DateTime' }),
     },
     resolve: (_root, args, ctx) => {
-      const agentId = agentForRead(ctx.caller, ctx.authFailure, args.agentId, 'context');
+      const agentId = agentForRead(ctx.caller, args.agentId, 'context');
       requireStorableText([['instrument', args.instrument]]); // W10
       // C5: an unknown or unselected instrument is simply an empty context.
       return contextSource(ctx.db, { agentId, instrument: args.instrument, at: args.at ?? ctx.now() });
@@ -142,15 +142,9 @@ builder.queryField('tradingContext', (t) =>
   }),
 );
 
-/** T3: operators and Review runs audit their own agent's decisions, admin any; Trading and Analysis runs may not. */
-function auditReadable(ctx: GraphQLContext): { agentId?: string } {
-  const caller = ctx.caller;
-  if (!caller) throw new UnauthenticatedError(ctx.authFailure);
-  if (caller.kind === 'admin') return {};
-  if (caller.kind === 'run' && caller.run.kind !== 'REVIEW') {
-    throw new ForbiddenError('Only operators, Review runs and the admin may audit decisions');
-  }
-  return { agentId: caller.agentId };
+/** T3: operators and Review runs audit their own agent's decisions, the admin any agent's. */
+function auditReadable(caller: Caller): { agentId?: string } {
+  return caller.kind === 'admin' ? {} : { agentId: caller.agentId };
 }
 
 const DecisionAuditRef = builder.objectRef<DecisionForAudit>('DecisionAudit').implement({
@@ -186,11 +180,14 @@ const DecisionAuditRef = builder.objectRef<DecisionForAudit>('DecisionAudit').im
 });
 
 builder.queryField('decisionAudit', (t) =>
-  t.field({
+  // T3: Trading and Analysis runs may not audit.
+  t.withAuth({ admin: true, operator: true, reviewRun: true }).field({
+    unauthorizedError: refusal('Only operators, Review runs and the admin may audit decisions'),
     type: DecisionAuditRef,
     nullable: true,
     description: 'T3: null when the id is not a trading_decision readable by this token.',
     args: { decisionId: t.arg({ type: 'UUID', required: true }) },
-    resolve: (_root, { decisionId }, ctx) => findDecisionForAudit(ctx.db, decisionId, auditReadable(ctx)),
+    resolve: (_root, { decisionId }, ctx) =>
+      findDecisionForAudit(ctx.db, decisionId, auditReadable(ctx.caller)),
   }),
 );
