@@ -54,9 +54,8 @@ export class ForbiddenError extends ServiceError {
   }
 }
 
-/** A request the caller can fix (bad argument combination, unknown reference); never a server fault. */
-export class InputError extends ServiceError {
-  readonly code = 'BAD_USER_INPUT';
+/** A failure about one input, naming its field when known (`details().field`). */
+abstract class FieldScopedError extends ServiceError {
   constructor(
     message: string,
     readonly field?: string,
@@ -66,6 +65,11 @@ export class InputError extends ServiceError {
   override details() {
     return this.field === undefined ? {} : { field: this.field };
   }
+}
+
+/** A request the caller can fix (bad argument combination, unknown reference); never a server fault. */
+export class InputError extends FieldScopedError {
+  readonly code = 'BAD_USER_INPUT';
 }
 
 /** W10 for read and admin arguments: text PostgreSQL cannot store is BAD_USER_INPUT naming its field. */
@@ -78,17 +82,8 @@ export class NotFoundError extends ServiceError {
   readonly code = 'NOT_FOUND';
 }
 
-export class ConflictError extends ServiceError {
+export class ConflictError extends FieldScopedError {
   readonly code = 'CONFLICT';
-  constructor(
-    message: string,
-    readonly field?: string,
-  ) {
-    super(message);
-  }
-  override details() {
-    return this.field === undefined ? {} : { field: this.field };
-  }
 }
 
 /** Write-path failures that are union members of CreateMemoryResult (W*). */

@@ -4,8 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { IdempotencyConflictError, MemoryValidationError, ServiceError } from '../domain/errors.js';
 import { stampWriteExpiry } from '../domain/expiry.js';
 import { requestHash } from '../domain/idempotency.js';
-import type { MemoryLink, MemoryScope, RunIdentity } from '../domain/types.js';
-import { requireWriteShape } from '../domain/write-validation.js';
+import type { RunIdentity } from '../domain/types.js';
+import { requireWriteShape, type WriteShapeInput } from '../domain/write-validation.js';
 import type { Metrics } from '../metrics.js';
 import type { MemoryEvents } from '../realtime/events.js';
 import type { Database } from '../store/db.js';
@@ -13,17 +13,8 @@ import { isUniqueViolation } from '../store/errors.js';
 import type { MemoryRecord } from '../store/memory-record.js';
 import { findByIdempotencyKey, insertedRecord, insertMemory, type MemoryInsert } from '../store/memories.js';
 
-/** What a run asks to write; provenance and expiry are the service's (W3, X1). */
-export interface MemoryWrite {
-  type: string;
-  scope: MemoryScope;
-  instruments?: string[] | null;
-  content: string;
-  metadata?: unknown;
-  timeframe?: string | null;
-  links?: MemoryLink[] | null;
-  idempotencyKey?: string | null;
-}
+/** What a run asks to write (the shape W1/W6/W7 check); provenance and expiry are the service's (W3, X1). */
+export type MemoryWrite = WriteShapeInput;
 
 export interface WrittenMemory {
   record: MemoryRecord;
