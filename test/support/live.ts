@@ -35,6 +35,15 @@ export function wsClient(
   });
 }
 
+/** A failure as a test report shows it: GraphQL errors as JSON, a socket close by its code and reason. */
+function describeFailure(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  const close = error as { code?: unknown; reason?: unknown } | null;
+  if (close && typeof close.code === 'number')
+    return `socket closed ${close.code} ${String(close.reason ?? '')}`;
+  return JSON.stringify(error);
+}
+
 function collector(): LiveSubscription & {
   push(edge: Edge): void;
   fail(error: unknown): void;
@@ -66,7 +75,7 @@ function collector(): LiveSubscription & {
     async waitFor(count: number, ms = 5000) {
       const deadline = Date.now() + ms;
       while (edges.length < count) {
-        if (errors.length) throw new Error(`subscription failed: ${JSON.stringify(errors)}`);
+        if (errors.length) throw new Error(`subscription failed: ${errors.map(describeFailure).join('; ')}`);
         const left = deadline - Date.now();
         if (left <= 0) throw new Error(`timed out with ${edges.length}/${count} edges`);
         await new Promise<void>((resolve) => {
