@@ -388,8 +388,8 @@ for (const transport of TRANSPORTS) {
 /** The README's MCP section, its JSON blocks pasted with this service's address, a real token and this clone. */
 async function readmeConfigs(token: string) {
   const readme = await readFile(path.join(repoRoot, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf("## MCP (agents' tool channel)"));
-  const blocks = [...section.slice(0, section.indexOf('\n## ', 4)).matchAll(/```json\n([\s\S]*?)```/g)].map(
+  const section = readme.slice(readme.indexOf("### MCP (agents' tool channel)"));
+  const blocks = [...section.slice(0, section.indexOf('\n#', 4)).matchAll(/```json\n([\s\S]*?)```/g)].map(
     (match) => match[1]!,
   );
   const paste = (block: string | undefined) =>
