@@ -4,8 +4,8 @@
 /** A fetch against the service: `path` is `/graphql` or `/api/v1/memories`. */
 export type ServiceFetch = (path: string, init: RequestInit) => Promise<Response>;
 
-/** An error of the service in GraphQL's terms: `code` is its `extensions.code` (UNAUTHENTICATED, FORBIDDEN, …). */
-export class ServiceError extends Error {
+/** An error the service answered, in GraphQL's terms: `code` is its `extensions.code` (UNAUTHENTICATED, FORBIDDEN, …). */
+export class ServiceAnswerError extends Error {
   constructor(
     message: string,
     readonly code: string,
@@ -21,7 +21,7 @@ interface RestAnswer {
 }
 
 export interface ServiceExecutor {
-  /** Runs one GraphQL operation as the caller; a GraphQL error becomes a ServiceError. */
+  /** Runs one GraphQL operation as the caller; a GraphQL error becomes a ServiceAnswerError. */
   graphql<T>(document: string, variables?: Record<string, unknown>): Promise<T>;
   /** POST /api/v1/memories as the caller: the status and the JSON body, whatever they are. */
   postMemory(body: unknown): Promise<RestAnswer>;
@@ -50,7 +50,7 @@ export function serviceExecutor(
       return { status: response.status, json: JSON.parse(text) as unknown };
     } catch {
       // A proxy's HTML page or a truncated answer: nothing of it is passed on (W5).
-      throw new ServiceError(`The memory service answered HTTP ${response.status}`, INTERNAL);
+      throw new ServiceAnswerError(`The memory service answered HTTP ${response.status}`, INTERNAL);
     }
   };
   return {
@@ -62,16 +62,20 @@ export function serviceExecutor(
       };
       const error = result.errors?.[0];
       if (error) {
-        throw new ServiceError(error.message, error.extensions?.code ?? INTERNAL, error.extensions?.field);
+        throw new ServiceAnswerError(
+          error.message,
+          error.extensions?.code ?? INTERNAL,
+          error.extensions?.field,
+        );
       }
-      if (!result.data) throw new ServiceError('The memory service answered without data', INTERNAL);
+      if (!result.data) throw new ServiceAnswerError('The memory service answered without data', INTERNAL);
       return result.data;
     },
     async postMemory(body: unknown): Promise<RestAnswer> {
       const { status, json } = await call('/api/v1/memories', body);
       const answer = (json && typeof json === 'object' ? json : {}) as Record<string, unknown>;
       const code = REST_STATUS_CODES[status] ?? (status >= 500 ? INTERNAL : null);
-      if (code) throw new ServiceError(String(answer.error ?? `HTTP ${status}`), code);
+      if (code) throw new ServiceAnswerError(String(answer.error ?? `HTTP ${status}`), code);
       return { status, body: answer };
     },
   };
@@ -84,7 +88,7 @@ export function httpServiceFetch(baseUrl: string, timeoutMs = 30_000): ServiceFe
     try {
       return await fetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) });
     } catch {
-      throw new ServiceError(`Cannot reach the memory service at ${base}`, INTERNAL);
+      throw new ServiceAnswerError(`Cannot reach the memory service at ${base}`, INTERNAL);
     }
   };
 }

@@ -9,7 +9,7 @@ import {
   type Tool as ListedTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import { ServiceError, type ServiceExecutor } from './executor.js';
+import { ServiceAnswerError, type ServiceExecutor } from './executor.js';
 import { adviceFor, DESCRIPTIONS, SERVER_INSTRUCTIONS } from './protocol.js';
 import { inputSchemaOf, outputSchemaOf, type ToolFailure } from './shapes.js';
 import { audienceOf, toolsFor, TOOLS, type Audience, type Tool } from './tools.js';
@@ -92,7 +92,7 @@ async function answerErrors<T>(work: () => Promise<T>, onFault?: (error: unknown
   } catch (error) {
     if (error instanceof RpcError) throw error;
     // The service's own messages are already safe to show (its faults are masked there).
-    if (error instanceof ServiceError) {
+    if (error instanceof ServiceAnswerError) {
       throw new RpcError(RPC_CODES[error.code] ?? ErrorCode.InternalError, error.message, {
         code: error.code,
       });
@@ -122,7 +122,7 @@ async function callTool(
     };
   } catch (error) {
     // An argument the API refused (a bad time zone, a foreign cursor): the agent can fix it.
-    if (error instanceof ServiceError && error.code === 'BAD_USER_INPUT') {
+    if (error instanceof ServiceAnswerError && error.code === 'BAD_USER_INPUT') {
       return failed({ error: error.message, code: 'validation_error', ...argumentName(error.field) });
     }
     throw error;
