@@ -4,8 +4,8 @@ import { SlowConsumerError } from '../../src/domain/errors.js';
 import { memoryAddedStream } from '../../src/realtime/memory-added.js';
 import type { Database } from '../../src/store/db.js';
 
-// Live-only streams never touch the database.
-const noDatabase = {} as Database;
+// Live-only streams read only the agent's committed seq (none yet: 0) from the database.
+const noDatabase = { prisma: { agent: { findUnique: async () => null } } } as unknown as Database;
 
 describe('memoryAddedStream', () => {
   it('L1: live events of the agent that match the filter arrive once each, in order', async () => {
@@ -15,15 +15,15 @@ describe('memoryAddedStream', () => {
       events,
       agentId: 'a',
       filter: { types: ['x'], window: null },
-      after: null,
+      afterSeq: null,
     });
     const first = stream.next();
     await new Promise((r) => setTimeout(r, 0));
     const at = new Date('2026-01-01T00:00:00Z');
-    await events.publishMemoryAdded({ id: '1', agentId: 'a', type: 'x', createdAt: at });
-    await events.publishMemoryAdded({ id: '2', agentId: 'a', type: 'y', createdAt: at });
-    await events.publishMemoryAdded({ id: '3', agentId: 'b', type: 'x', createdAt: at });
-    await events.publishMemoryAdded({ id: '4', agentId: 'a', type: 'x', createdAt: at });
+    await events.publishMemoryAdded({ id: '1', agentId: 'a', type: 'x', createdAt: at, seq: 1 });
+    await events.publishMemoryAdded({ id: '2', agentId: 'a', type: 'y', createdAt: at, seq: 2 });
+    await events.publishMemoryAdded({ id: '3', agentId: 'b', type: 'x', createdAt: at, seq: 1 });
+    await events.publishMemoryAdded({ id: '4', agentId: 'a', type: 'x', createdAt: at, seq: 3 });
     expect((await first).value.id).toBe('1');
     expect((await stream.next()).value.id).toBe('4');
     await stream.return(undefined);
@@ -36,13 +36,19 @@ describe('memoryAddedStream', () => {
       events,
       agentId: 'a',
       filter: { types: null, window: null },
-      after: null,
+      afterSeq: null,
       maxPending: 3,
     });
     const first = stream.next();
     await new Promise((r) => setTimeout(r, 0));
     for (let i = 0; i < 10; i++)
-      await events.publishMemoryAdded({ id: String(i), agentId: 'a', type: 'x', createdAt: new Date() });
+      await events.publishMemoryAdded({
+        id: String(i),
+        agentId: 'a',
+        type: 'x',
+        createdAt: new Date(),
+        seq: i + 1,
+      });
     await first;
     await new Promise((r) => setTimeout(r, 0)); // the pump has queued everything published
     await expect(stream.next()).rejects.toBeInstanceOf(SlowConsumerError);
