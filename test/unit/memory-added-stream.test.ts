@@ -54,3 +54,56 @@ describe('memoryAddedStream', () => {
     await expect(stream.next()).rejects.toBeInstanceOf(SlowConsumerError);
   });
 });
+
+describe('memoryAddedStream in commit order (L2)', () => {
+  const at = new Date('2026-01-01T00:00:00Z');
+  const event = (seq: number, type = 'x') => ({ id: `id${seq}`, agentId: 'a', type, createdAt: at, seq });
+
+  it('L2: an event that overtakes an earlier seq is held until the earlier one arrives; duplicates are dropped', async () => {
+    const events = createMemoryEvents();
+    const stream = memoryAddedStream({
+      db: noDatabase,
+      events,
+      agentId: 'a',
+      filter: { types: ['x'], window: null },
+      afterSeq: null,
+    });
+    const first = stream.next();
+    await new Promise((r) => setTimeout(r, 0));
+    for (const seq of [3, 1, 1, 2, 3, 4]) await events.publishMemoryAdded(event(seq, seq === 2 ? 'y' : 'x'));
+    expect((await first).value.id).toBe('id1');
+    expect((await stream.next()).value).toEqual({ id: 'id3', createdAt: at, seq: 3 }); // 2 passed, not matching
+    expect((await stream.next()).value.id).toBe('id4');
+    await stream.return(undefined);
+  });
+
+  it('L2: a gap whose events never arrive is read from the database (committed rows), then the held event follows', async () => {
+    const events = createMemoryEvents();
+    const ranges: unknown[] = [];
+    const db = {
+      prisma: {
+        agent: { findUnique: async () => null },
+        memory: {
+          findMany: async (args: { where: { seq: unknown } }) => {
+            ranges.push(args.where.seq);
+            return [{ id: 'id1', type: 'x', createdAt: at, seq: 1n }];
+          },
+        },
+      },
+    } as unknown as Database;
+    const stream = memoryAddedStream({
+      db,
+      events,
+      agentId: 'a',
+      filter: { types: null, window: null },
+      afterSeq: null,
+    });
+    const first = stream.next();
+    await new Promise((r) => setTimeout(r, 0));
+    await events.publishMemoryAdded(event(3));
+    expect((await first).value.id).toBe('id1'); // after GAP_WAIT_MS, from the database
+    expect(ranges).toEqual([{ gt: 0n, lte: 2n }]);
+    expect((await stream.next()).value.id).toBe('id3');
+    await stream.return(undefined);
+  });
+});
