@@ -7,18 +7,24 @@ import type { Database } from '../../src/store/db.js';
 // Live-only streams read only the agent's committed seq (none yet: 0) from the database.
 const noDatabase = { prisma: { agent: { findUnique: async () => null } } } as unknown as Database;
 
+/** A live-only stream of agent `a` that is already listening, with its first record's promise. */
+async function listeningStream(types: string[]) {
+  const events = createMemoryEvents();
+  const stream = memoryAddedStream({
+    db: noDatabase,
+    events,
+    agentId: 'a',
+    filter: { types, window: null },
+    afterSeq: null,
+  });
+  const first = stream.next();
+  await new Promise((r) => setTimeout(r, 0));
+  return { events, stream, first };
+}
+
 describe('memoryAddedStream', () => {
   it('L1: live events of the agent that match the filter arrive once each, in order', async () => {
-    const events = createMemoryEvents();
-    const stream = memoryAddedStream({
-      db: noDatabase,
-      events,
-      agentId: 'a',
-      filter: { types: ['x'], window: null },
-      afterSeq: null,
-    });
-    const first = stream.next();
-    await new Promise((r) => setTimeout(r, 0));
+    const { events, stream, first } = await listeningStream(['x']);
     const at = new Date('2026-01-01T00:00:00Z');
     await events.publishMemoryAdded({ id: '1', agentId: 'a', type: 'x', createdAt: at, seq: 1 });
     await events.publishMemoryAdded({ id: '2', agentId: 'a', type: 'y', createdAt: at, seq: 2 });
@@ -60,16 +66,7 @@ describe('memoryAddedStream in commit order (L2)', () => {
   const event = (seq: number, type = 'x') => ({ id: `id${seq}`, agentId: 'a', type, createdAt: at, seq });
 
   it('L2: an event that overtakes an earlier seq is held until the earlier one arrives; duplicates are dropped', async () => {
-    const events = createMemoryEvents();
-    const stream = memoryAddedStream({
-      db: noDatabase,
-      events,
-      agentId: 'a',
-      filter: { types: ['x'], window: null },
-      afterSeq: null,
-    });
-    const first = stream.next();
-    await new Promise((r) => setTimeout(r, 0));
+    const { events, stream, first } = await listeningStream(['x']);
     for (const seq of [3, 1, 1, 2, 3, 4]) await events.publishMemoryAdded(event(seq, seq === 2 ? 'y' : 'x'));
     expect((await first).value.id).toBe('id1');
     expect((await stream.next()).value).toEqual({ id: 'id3', createdAt: at, seq: 3 }); // 2 passed, not matching
