@@ -8,15 +8,29 @@ export interface MemoryAddedEvent {
   agentId: string;
   type: string;
   createdAt: string;
+  /** The record's place in its agent's commit order (L2): subscribers deliver in seq order, without gaps. */
+  seq: number;
+}
+
+/** What a writer announces once its record has committed. */
+export interface CommittedMemory {
+  id: string;
+  agentId: string;
+  type: string;
+  createdAt: Date;
+  seq: number;
 }
 
 export type MemoryAddedListener = (event: MemoryAddedEvent) => void;
-/** Events of records created since `since` may have been missed (the cross-instance link was down). */
+/**
+ * Events of records created since `since` may have been missed (the cross-instance link was down);
+ * a subscriber catches up from the last seq it delivered (L2), which covers that instant.
+ */
 export type GapListener = (since: Date) => void;
 
 export interface MemoryEvents {
   /** Call only after the write committed. */
-  publishMemoryAdded(memory: { id: string; agentId: string; type: string; createdAt: Date }): Promise<void>;
+  publishMemoryAdded(memory: CommittedMemory): Promise<void>;
   /** Calls `listener` for each event of `agentId`, and `onGap` after a possible loss, until the returned function is called. */
   listen(agentId: string, listener: MemoryAddedListener, onGap?: GapListener): () => void;
   close(): Promise<void>;
@@ -36,6 +50,7 @@ export function createMemoryEvents(
         agentId: memory.agentId,
         type: memory.type,
         createdAt: memory.createdAt.toISOString(),
+        seq: memory.seq,
       };
       eventTarget.dispatchEvent(new CustomEvent(topicOf(memory.agentId), { detail }));
     },

@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import {
   createMemoryEvents,
   type GapListener,
+  type CommittedMemory,
   type MemoryAddedEvent,
   type MemoryAddedListener,
   type MemoryEvents,
@@ -62,13 +63,14 @@ class RedisMemoryEvents implements MemoryEvents {
     }
   }
 
-  async publishMemoryAdded(memory: { id: string; agentId: string; type: string; createdAt: Date }) {
+  async publishMemoryAdded(memory: CommittedMemory) {
     await this.local.publishMemoryAdded(memory);
     const wire: WireEvent = {
       id: memory.id,
       agentId: memory.agentId,
       type: memory.type,
       createdAt: memory.createdAt.toISOString(),
+      seq: memory.seq,
       origin: this.origin,
     };
     // Not awaited: the write is committed and answered whether Redis is up or not.
@@ -116,6 +118,8 @@ class RedisMemoryEvents implements MemoryEvents {
     }
     if (event.origin === this.origin) return; // already delivered locally
     if (channel === RESYNC) return this.signalGap(new Date(event.since));
+    // An instance of an older version sends no seq: its subscribers' catch-up reads the record (L2).
+    if (!Number.isSafeInteger(event.seq)) return this.signalGap(new Date(event.createdAt));
     void this.local.publishMemoryAdded({ ...event, createdAt: new Date(event.createdAt) });
   }
 

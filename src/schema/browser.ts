@@ -115,7 +115,12 @@ builder.queryFields((t) => ({
       const page = await listMemoryPage(ctx.db, agentId, filter, { first, after: position }, query);
       const window = filter.window ? { from: filter.window.from, to: filter.window.to } : null;
       const edges = page.rows.map((node) => ({
-        cursor: encodePageCursor({ position: { createdAt: node.createdAt, id: node.id }, window, digest }),
+        cursor: encodePageCursor({
+          // The seq makes a list edge's cursor a resume point for memoryAdded too (L2).
+          position: { createdAt: node.createdAt, id: node.id, seq: Number(node.seq) },
+          window,
+          digest,
+        }),
         node,
       }));
       return {

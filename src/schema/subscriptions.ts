@@ -5,10 +5,23 @@ import { InputError } from '../domain/errors.js';
 import { parseAfterCursor, resolveFilter } from '../domain/memory-filter.js';
 import { encodeCursor } from '../domain/cursor.js';
 import { memoryAddedStream } from '../realtime/memory-added.js';
+import type { Database } from '../store/db.js';
+import { seqBeforePosition } from '../store/browse.js';
 import { builder } from './builder.js';
 import { MemoryEdgeRef, MemoryFilterRef } from './browser.js';
 
 builder.subscriptionType({});
+
+/**
+ * L2: where a resume starts — the seq in `after` (a live edge's cursor or a list edge's); a cursor
+ * issued before seqs existed resumes after its (createdAt, id) position. BAD_USER_INPUT otherwise.
+ */
+async function resumeSeq(db: Database, agentId: string, after: string): Promise<number> {
+  const parsed = parseAfterCursor(after);
+  if (!parsed) throw new InputError('after is not a cursor returned by this API', 'after');
+  const { seq } = parsed.position;
+  return typeof seq === 'number' ? seq : seqBeforePosition(db, agentId, parsed.position);
+}
 
 builder.subscriptionField('memoryAdded', (t) =>
   // Checked when subscribed (authorizeOnSubscribe); agentForRead then refuses run tokens (L1).
@@ -21,22 +34,17 @@ builder.subscriptionField('memoryAdded', (t) =>
       filter: t.arg({ type: MemoryFilterRef, required: false }),
       after: t.arg.string({ required: false }),
     },
-    subscribe: (_root, args, ctx) => {
+    subscribe: async (_root, args, ctx) => {
       const agentId = agentForRead(ctx.caller, args.agentId, 'subscribe');
       const filter = resolveFilter(args.filter, ctx.now());
-      let after = null;
-      if (args.after) {
-        const parsed = parseAfterCursor(args.after);
-        if (!parsed) throw new InputError('after is not a cursor returned by this API', 'after');
-        after = parsed.position;
-      }
+      const afterSeq = args.after ? await resumeSeq(ctx.db, agentId, args.after) : null;
       const { caller } = ctx;
       return memoryAddedStream({
         db: ctx.db,
         events: ctx.events,
         agentId,
         filter,
-        after,
+        afterSeq,
         // S6, L4: revoking the operator token ends the subscription (SSE too, not only WebSockets).
         watchToken:
           caller.kind === 'admin'
@@ -51,7 +59,7 @@ builder.subscriptionField('memoryAdded', (t) =>
       const node = await ctx.sharedLoads.get(`${record.id}:${JSON.stringify(query)}`, () =>
         ctx.db.prisma.memory.findUniqueOrThrow({ ...query, where: { id: record.id } }),
       );
-      return { cursor: encodeCursor({ createdAt: record.createdAt, id: record.id }), node };
+      return { cursor: encodeCursor(record), node };
     },
   }),
 );

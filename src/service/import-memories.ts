@@ -22,6 +22,8 @@ export interface ImportedMemory {
   agentId: string;
   type: string;
   createdAt: Date;
+  /** The record's place in its agent's commit order (L2). */
+  seq: number;
 }
 
 export async function importMemories(
@@ -61,7 +63,7 @@ async function importOne(sql: Sql, item: MemoryImport): Promise<ImportedMemory> 
   const id = randomUUID();
   // I2: history may target instruments since deselected or delisted (catalog only). I3: records
   // stored earlier in this batch are visible to the link check inside the transaction.
-  await insertMemory(
+  const seq = await insertMemory(
     sql,
     {
       id,
@@ -84,5 +86,5 @@ async function importOne(sql: Sql, item: MemoryImport): Promise<ImportedMemory> 
     },
     'import',
   );
-  return { id, agentId: item.agentId, type: item.type, createdAt: item.createdAt };
+  return { id, agentId: item.agentId, type: item.type, createdAt: item.createdAt, seq };
 }

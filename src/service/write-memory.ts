@@ -20,6 +20,8 @@ export interface WrittenMemory {
   record: MemoryRecord;
   /** False when an idempotent retry returned the original record (W8): nothing new to announce. */
   created: boolean;
+  /** The new record's place in its agent's commit order (L2); null for a retry. */
+  seq: number | null;
 }
 
 export interface WriteDeps {
@@ -47,7 +49,8 @@ export async function writeMemory(
   }
   deps.metrics?.writes.inc({ transport, code: written.created ? 'created' : 'retried' });
   // An idempotent retry (W8) announces nothing: its record was announced when it was written.
-  if (written.created) await deps.events.publishMemoryAdded(written.record);
+  if (written.created && written.seq !== null)
+    await deps.events.publishMemoryAdded({ ...written.record, seq: written.seq });
   return written;
 }
 
@@ -65,7 +68,7 @@ async function storeWrite(
     const existing = await findByIdempotencyKey(db, run.producerId, key);
     if (existing === null) return null;
     if (existing.requestHash !== hash) throw new IdempotencyConflictError();
-    return { record: existing, created: false };
+    return { record: existing, created: false, seq: null };
   };
   const retry = await retryOf();
   if (retry) return retry;
@@ -99,13 +102,14 @@ async function storeWrite(
     instruments: shape.instruments,
     links: shape.links,
   };
+  let seq: number;
   try {
-    await insertMemory(db.sql, row, 'write');
+    seq = await insertMemory(db.sql, row, 'write');
   } catch (error) {
     // W8 under concurrency: the loser of a race on the same key answers like a retry.
     const raced = isUniqueViolation(error) ? await retryOf() : null;
     if (raced) return raced;
     throw error;
   }
-  return { record: insertedRecord(row, run), created: true };
+  return { record: insertedRecord(row, run), created: true, seq };
 }

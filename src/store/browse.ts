@@ -1,5 +1,5 @@
-// The operator browser's reads (B1–B4) and the replay of a resuming subscriber (L2): filters
-// resolved by ../domain/memory-filter.ts, applied in SQL before keyset pagination.
+// The operator browser's reads (B1–B4) and the replay of a resuming subscriber (L2, in seq order):
+// filters resolved by ../domain/memory-filter.ts, applied in SQL before keyset pagination.
 import type { CursorPosition } from '../domain/cursor.js';
 import type { ResolvedFilter } from '../domain/memory-filter.js';
 import type { ResolvedWindow } from '../domain/time-window.js';
@@ -22,16 +22,14 @@ function filterWhere(
   return where;
 }
 
-/** Keyset condition: strictly older (`older`) or newer (`newer`) than `position` in (createdAt, id) order. */
-function keysetWhere(position: CursorPosition, direction: 'older' | 'newer'): Prisma.MemoryWhereInput {
-  const op = direction === 'older' ? 'lt' : 'gt';
-  const bound = direction === 'older' ? 'lte' : 'gte';
+/** Keyset condition: strictly older than `position` in (createdAt, id) order (B4; seq plays no part). */
+function olderThan(position: CursorPosition): Prisma.MemoryWhereInput {
   return {
     // The redundant range lets the (agentId, createdAt, id) index bound the scan.
-    createdAt: { [bound]: position.createdAt },
+    createdAt: { lte: position.createdAt },
     OR: [
-      { createdAt: { [op]: position.createdAt } },
-      { createdAt: position.createdAt, id: { [op]: position.id } },
+      { createdAt: { lt: position.createdAt } },
+      { createdAt: position.createdAt, id: { lt: position.id } },
     ],
   };
 }
@@ -61,39 +59,83 @@ export async function listMemoryPage(
 ): Promise<MemoryPage> {
   const where = filterWhere(agentId, filter, 'list');
   const selection: MemoryQuery = query.select
-    ? { select: { ...query.select, id: true, createdAt: true } }
+    ? { select: { ...query.select, id: true, createdAt: true, seq: true } }
     : query.include
       ? { include: query.include }
       : {};
   const rows = (await db.prisma.memory.findMany({
     ...selection,
-    where: page.after ? { AND: [where, keysetWhere(page.after, 'older')] } : where,
+    where: page.after ? { AND: [where, olderThan(page.after)] } : where,
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: page.first + 1,
   })) as Memory[];
   return { rows: rows.slice(0, page.first), hasNextPage: rows.length > page.first };
 }
 
+/** A record as live delivery orders and filters it (L1, L2). */
+export interface SequencedMemory {
+  id: string;
+  type: string;
+  createdAt: Date;
+  seq: number;
+}
+
 /**
  * Replay for a resuming subscriber (L2): records matching `filter` (live semantics, see
- * matchesFilter) strictly newer than `position`, oldest first by (createdAt, id), at most `limit`.
+ * matchesFilter) with `afterSeq < seq <= upToSeq`, in seq (commit) order, at most `limit`.
+ * Only committed rows are read, and every seq up to a committed one is committed (see insertMemory).
  */
-export async function listMemoryIdsAfter(
+export async function listMemoriesInSeqRange(
   db: Database,
   agentId: string,
   filter: ResolvedFilter,
-  position: CursorPosition,
+  range: { afterSeq: number; upToSeq: number },
   limit: number,
-): Promise<{ id: string; type: string; createdAt: Date }[]> {
+): Promise<SequencedMemory[]> {
   // Prisma reads a negative `take` as "from the end": refuse it rather than replay the wrong records.
   if (!Number.isInteger(limit) || limit < 1)
     throw new RangeError(`limit must be a positive integer, got ${limit}`);
-  return db.prisma.memory.findMany({
-    select: { id: true, type: true, createdAt: true },
-    where: { AND: [filterWhere(agentId, filter, 'live'), keysetWhere(position, 'newer')] },
-    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+  const rows = await db.prisma.memory.findMany({
+    select: { id: true, type: true, createdAt: true, seq: true },
+    where: {
+      ...filterWhere(agentId, filter, 'live'),
+      seq: { gt: BigInt(range.afterSeq), lte: BigInt(range.upToSeq) },
+    },
+    orderBy: { seq: 'asc' },
     take: limit,
   });
+  return rows.map((row) => ({ ...row, seq: Number(row.seq) }));
+}
+
+/** L2: the agent's highest committed seq; every record up to it has committed (0: none yet). */
+export async function committedSeq(db: Database, agentId: string): Promise<number> {
+  const agent = await db.prisma.agent.findUnique({ where: { id: agentId }, select: { lastSeq: true } });
+  return Number(agent?.lastSeq ?? 0);
+}
+
+/**
+ * L2: where a cursor issued before seqs existed resumes — just below the first record after its
+ * (createdAt, id) position, which is what it meant then (seqs were numbered in that order), or at
+ * the committed seq when nothing is newer. A record committed out of order may come twice, never not.
+ */
+export async function seqBeforePosition(
+  db: Database,
+  agentId: string,
+  position: CursorPosition,
+): Promise<number> {
+  const newer = await db.prisma.memory.aggregate({
+    _min: { seq: true },
+    where: {
+      agentId,
+      createdAt: { gte: position.createdAt },
+      OR: [
+        { createdAt: { gt: position.createdAt } },
+        { createdAt: position.createdAt, id: { gt: position.id } },
+      ],
+    },
+  });
+  const first = newer._min.seq;
+  return first === null ? committedSeq(db, agentId) : Number(first) - 1;
 }
 
 export interface MemoryTypeCount {

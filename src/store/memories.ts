@@ -86,6 +86,11 @@ const WRITER = {
  * links (data-modifying CTEs) — atomic without an interactive transaction, one round trip. When a
  * check fails nothing is inserted and the valid references come back, so the caller can name the
  * first bad index.
+ *
+ * L2: the record takes the agent's next seq from `"Agent"."lastSeq"` in the same statement. The
+ * UPDATE holds the agent's row lock until the transaction commits, so a concurrent write of the
+ * same agent waits for it and takes the next number: seq order is commit order, and a statement
+ * that fails rolls its number back (no gaps).
  */
 const insertStatement = (mode: 'write' | 'import') =>
   namedStatement(
@@ -103,14 +108,18 @@ WITH writer AS (
      AND cardinality(linkable.ids) = (SELECT count(DISTINCT target) FROM unnest(${p.linkTargets}::uuid[]) AS target)
      AND EXISTS (SELECT 1 FROM writer WHERE writer.status = 'RUNNING') AS ok
     FROM selected, linkable
+), next AS (
+  UPDATE "Agent" SET "lastSeq" = "lastSeq" + 1
+   WHERE id = ${p.agentId} AND (SELECT ok FROM valid)
+  RETURNING "lastSeq" AS seq
 ), m AS (
   INSERT INTO "Memory" (id, "agentId", type, scope, content, metadata, timeframe, "sourceRunId", "producerId",
-                        "runKind", "isCorrection", "createdAt", "expiresAt", "expiryPolicy", "idempotencyKey", "requestHash")
+                        "runKind", "isCorrection", "createdAt", "expiresAt", "expiryPolicy", "idempotencyKey", "requestHash", seq)
   SELECT ${p.id}, ${p.agentId}, ${p.type}, ${p.scope}::"MemoryScope", ${p.content}, ${p.metadata}::json,
          ${p.timeframe}, ${p.sourceRunId}, ${p.producerId}, ${p.runKind}::"RunKind", ${p.isCorrection},
-         ${p.createdAt}, ${p.expiresAt}, ${p.expiryPolicy}, ${p.idempotencyKey}, ${p.requestHash}
-    FROM valid WHERE valid.ok
-  RETURNING id
+         ${p.createdAt}, ${p.expiresAt}, ${p.expiryPolicy}, ${p.idempotencyKey}, ${p.requestHash}, next.seq
+    FROM next
+  RETURNING id, seq
 ), t AS (
   INSERT INTO "MemoryTarget" ("memoryId", position, "instrumentId", "agentId", "producerId", "runKind", type, "isCorrection", "createdAt")
   SELECT m.id, u.ord - 1, u.instrument, ${p.agentId}, ${p.producerId}, ${p.runKind}::"RunKind", ${p.type},
@@ -121,7 +130,7 @@ WITH writer AS (
   SELECT m.id, u.ord - 1, u.target, u.link_type
     FROM m, unnest(${p.linkTargets}::uuid[], ${p.linkTypes}::text[]) WITH ORDINALITY AS u(target, link_type, ord)
 )
-SELECT (SELECT id FROM m) AS id, (SELECT status FROM writer) AS run_status,
+SELECT (SELECT id FROM m) AS id, (SELECT seq::text FROM m) AS seq, (SELECT status FROM writer) AS run_status,
        selected.ids AS selected, linkable.ids::text[] AS linkable FROM selected, linkable`,
   );
 
@@ -129,13 +138,18 @@ const INSERT_MEMORY = { write: insertStatement('write'), import: insertStatement
 
 interface InsertResult {
   id: string | null;
+  /** bigint as text: the drivers disagree on how they hand over int8. */
+  seq: string | null;
   run_status: string | null;
   selected: string[];
   linkable: string[];
 }
 
-/** Inserts a record with its targets and links, or throws the typed error of its first bad reference. */
-export async function insertMemory(sql: Sql, row: MemoryInsert, mode: 'write' | 'import'): Promise<void> {
+/**
+ * Inserts a record with its targets and links and returns its seq (L2), or throws the typed error of
+ * its first bad reference.
+ */
+export async function insertMemory(sql: Sql, row: MemoryInsert, mode: 'write' | 'import'): Promise<number> {
   const statement = INSERT_MEMORY[mode];
   const linkTargets = row.links.map((link) => link.targetMemoryId);
   const [result] = await sql.query<InsertResult>(
@@ -148,7 +162,7 @@ export async function insertMemory(sql: Sql, row: MemoryInsert, mode: 'write' | 
       linkTypes: row.links.map((link) => link.linkType),
     }),
   );
-  if (result?.id) return;
+  if (result?.id) return Number(result.seq);
   // W9: the run finished (or vanished) before this write could commit.
   if (result?.run_status !== 'RUNNING')
     throw new RunNotRunningError(row.sourceRunId, result?.run_status ?? null);

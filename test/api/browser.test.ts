@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { encodeCursor } from '../../src/domain/cursor.js';
 import { InputError } from '../../src/domain/errors.js';
 import { matchesFilter, resolveFilter } from '../../src/domain/memory-filter.js';
-import { listMemoryIdsAfter } from '../../src/store/browse.js';
+import { listMemoriesInSeqRange } from '../../src/store/browse.js';
 import {
   createAgentFixture,
   startHarness,
@@ -631,7 +631,7 @@ describe('the filter shared with live updates (B5, L2)', () => {
     expect(matchesFilter({ type: 'anything', createdAt: new Date(0) }, resolveFilter({}, now))).toBe(true);
   });
 
-  it('L2: listMemoryIdsAfter replays the matching records strictly newer than a position, oldest first', async () => {
+  it('L2: listMemoriesInSeqRange replays the matching records of a seq range, in seq (commit) order', async () => {
     const fx = await createAgentFixture(h);
     const other = await createAgentFixture(h);
     const stored = await importAt(fx.agentId, [
@@ -643,32 +643,37 @@ describe('the filter shared with live updates (B5, L2)', () => {
       { type: 'tick', createdAt: '2026-08-01T13:00:00.000Z' },
     ]);
     await importAt(other.agentId, [{ type: 'tick', createdAt: '2026-08-01T12:45:00.000Z' }]);
-    const oldestFirst = newestFirst(stored).reverse();
-    const byId = new Map(stored.map((r) => [r.id, r]));
-    const positionOf = (id: string) => ({ createdAt: new Date(byId.get(id)!.createdAt), id });
-    // The position is the first of the two records sharing 11:00: the second one is still newer.
-    const position = positionOf(oldestFirst[1]!);
+    // One import numbers its records in the order it stores them: 1, 2, 3 … per agent.
+    const rows = await h.db.prisma.memory.findMany({
+      where: { agentId: fx.agentId },
+      select: { id: true, seq: true },
+      orderBy: { seq: 'asc' },
+    });
+    expect(rows.map((r) => r.id)).toEqual(stored.map((r) => r.id));
+    expect(rows.map((r) => Number(r.seq))).toEqual([1, 2, 3, 4, 5, 6]);
+    const all = { afterSeq: 2, upToSeq: 6 };
     const ticks = resolveFilter({ types: ['tick'], window: { rolling: 'LAST_6H' } }, now);
-    const replay = await listMemoryIdsAfter(h.db, fx.agentId, ticks, position, 10);
-    expect(replay.map((r) => r.id)).toEqual(
-      oldestFirst.filter((id, i) => i > 1 && byId.get(id)!.type === 'tick'),
-    );
+    const replay = await listMemoriesInSeqRange(h.db, fx.agentId, ticks, all, 10);
+    expect(replay.map((r) => r.id)).toEqual([stored[2]!.id, stored[4]!.id, stored[5]!.id]);
     expect(replay[0]).toEqual({
-      id: oldestFirst[2],
+      id: stored[2]!.id,
       type: 'tick',
       createdAt: new Date('2026-08-01T11:00:00.000Z'),
+      seq: 3,
     });
-    expect((await listMemoryIdsAfter(h.db, fx.agentId, ticks, position, 2)).map((r) => r.id)).toEqual(
+    expect((await listMemoriesInSeqRange(h.db, fx.agentId, ticks, all, 2)).map((r) => r.id)).toEqual(
       replay.slice(0, 2).map((r) => r.id),
     );
+    const upTo5 = await listMemoriesInSeqRange(h.db, fx.agentId, ticks, { afterSeq: 2, upToSeq: 5 }, 10);
+    expect(upTo5.map((r) => r.seq)).toEqual([3, 5]);
     const tokyoDay = resolveFilter({ window: { fromDate: '2026-08-01', timeZone: 'Asia/Tokyo' } }, now);
-    // Tokyo's 2026-08-01 ends at 15:00Z the same day: every record of the list counts.
-    expect((await listMemoryIdsAfter(h.db, fx.agentId, tokyoDay, position, 10)).map((r) => r.id)).toEqual(
-      oldestFirst.slice(2),
+    // Tokyo's 2026-08-01 ends at 15:00Z the same day: every record of the range counts.
+    expect((await listMemoriesInSeqRange(h.db, fx.agentId, tokyoDay, all, 10)).map((r) => r.id)).toEqual(
+      stored.slice(2).map((r) => r.id),
     );
     const utcDay = resolveFilter({ window: { fromDate: '2026-07-31', timeZone: 'UTC' } }, now);
-    expect(await listMemoryIdsAfter(h.db, fx.agentId, utcDay, position, 10)).toEqual([]);
-    await expect(listMemoryIdsAfter(h.db, fx.agentId, ticks, position, -1)).rejects.toThrow(RangeError);
+    expect(await listMemoriesInSeqRange(h.db, fx.agentId, utcDay, all, 10)).toEqual([]);
+    await expect(listMemoriesInSeqRange(h.db, fx.agentId, ticks, all, -1)).rejects.toThrow(RangeError);
   });
 });
 

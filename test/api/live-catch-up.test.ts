@@ -56,30 +56,36 @@ async function take(stream: AsyncGenerator<AddedRecord>, count: number): Promise
 }
 
 describe('catch-up after a gap (L2, L3)', () => {
-  it('L2: after a gap a live subscription receives the records whose events were lost, once each, none from before it started', async () => {
+  it('L2: after a gap a live subscription receives the records whose events were lost, once each, in commit order, none from before it started', async () => {
     await write('before the subscription'); // older than the subscription: never delivered
     const stream = memoryAddedStream({
       db: h.db,
       events,
       agentId,
       filter: { types: null, window: null },
-      after: null,
+      afterSeq: null,
     });
     const first = stream.next();
     await new Promise((resolve) => setTimeout(resolve, 0)); // listening
     const live = await write('live');
     expect((await first).value!.id).toBe(live);
 
+    // Lost events and no later one: the gap signal (the link came back) reads them from the database.
     events.dropping = true;
     const lost = [await write('lost 1'), await write('lost 2')];
     events.dropping = false;
-    const afterwards = await write('live again');
-    expect(await take(stream, 1)).toEqual([afterwards]);
-
-    // The gap reaches back before the subscription: the floor keeps the older record out, `seen` the live ones.
+    // The gap reaches back before the subscription: it continues from the last seq it passed, so the
+    // older record stays out and the live one is not repeated.
     events.gap(new Date(Date.now() - 60_000));
-    const next = await take(stream, 2);
-    expect(next).toEqual(lost);
+    expect(await take(stream, 2)).toEqual(lost);
+
+    // Lost events, then a later one: its seq shows the gap, the missing records come first (commit order).
+    events.dropping = true;
+    const lostAgain = [await write('lost 3'), await write('lost 4')];
+    events.dropping = false;
+    const afterwards = await write('live again');
+    expect(await take(stream, 3)).toEqual([...lostAgain, afterwards]);
+    events.gap(new Date(Date.now() - 60_000));
     const last = await write('after the catch-up');
     expect(await take(stream, 1)).toEqual([last]);
     await stream.return(undefined);
@@ -97,7 +103,7 @@ describe('revocation during a replay (S6)', () => {
       events,
       agentId,
       filter: { types: null, window: null },
-      after: { createdAt: new Date(0), id: '00000000-0000-0000-0000-000000000000' },
+      afterSeq: 0,
       watchToken: (onRevoked) => {
         revoke = onRevoked;
         watching = true;
@@ -129,7 +135,7 @@ describe('revocation during a replay (S6)', () => {
       events: counting,
       agentId,
       filter: { types: null, window: null },
-      after: null,
+      afterSeq: null,
     });
     const pending = stream.next(); // starts the stream; it waits for a live record
     await new Promise((resolve) => setTimeout(resolve, 50));

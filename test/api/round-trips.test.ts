@@ -168,7 +168,7 @@ describe('round trips', () => {
         "count": 6,
         "statements": [
           "sql: SELECT id, agentId, revokedAt FROM OperatorToken WHERE tokenHash = $",
-          "prisma: SELECT id, sourceRunId, type, content, createdAt FROM Memory WHERE agentId = $ ORDER BY createdAt DESC, id DESC LIMIT $ OFFSET $",
+          "prisma: SELECT id, sourceRunId, type, content, createdAt, seq FROM Memory WHERE agentId = $ ORDER BY createdAt DESC, id DESC LIMIT $ OFFSET $",
           "prisma: SELECT memoryId, position, instrumentId FROM MemoryTarget WHERE memoryId IN ($…) ORDER BY position ASC OFFSET $",
           "prisma: SELECT memoryId, position, linkType, targetMemoryId FROM MemoryLink WHERE memoryId IN ($…) ORDER BY position ASC OFFSET $",
           "prisma: SELECT id, producerId, kind::text, schedule, evidenceBoundary, status::text FROM Run WHERE id IN ($…) OFFSET $",
@@ -226,7 +226,7 @@ describe('round trips', () => {
         "count": 2,
         "statements": [
           "sql: SELECT r.id, r.agentId, r.producerId, p.name AS producerName, r.kind, r.schedule, r.evidenceBoundary, r.status FROM Run r JOIN Producer p ON p.id = r.producerId WHERE r.tokenHash = $",
-          "sql: WITH writer, selected, linkable, valid, m, t, l SELECT (SELECT id FROM m) AS id, (SELECT status FROM writer) AS run_status, selected.ids AS selected, linkable.ids::text[] AS linkable FROM select…",
+          "sql: WITH writer, selected, linkable, valid, next, m, t, l SELECT (SELECT id FROM m) AS id, (SELECT seq::text FROM m) AS seq, (SELECT status FROM writer) AS run_status, selected.ids AS selected, link…",
         ],
       }
     `);
@@ -259,6 +259,8 @@ describe('round trips', () => {
     const subscribers = [await subscribe(fx.operatorToken), await subscribe(fx.operatorToken)];
     await events.listening(2);
     const record = seeded[1]!;
+    // Announced as the next record of the agent: a seq at or below the committed one is a duplicate (L2).
+    const { lastSeq } = await h.db.prisma.agent.findUniqueOrThrow({ where: { id: fx.agentId } });
     const trips = await recorder.during(async () => {
       // What writeMemory does once its record committed (the write's own statements are W1's).
       await h.events.publishMemoryAdded({
@@ -266,6 +268,7 @@ describe('round trips', () => {
         agentId: fx.agentId,
         type: record.type,
         createdAt: new Date(record.createdAt),
+        seq: Number(lastSeq) + 1,
       });
       for (const subscriber of subscribers) expect((await subscriber.edges(1))[0]!.node.id).toBe(record.id);
     });
@@ -303,10 +306,12 @@ describe('round trips', () => {
     await stop();
     expect(trips).toMatchInlineSnapshot(`
       {
-        "count": 12,
+        "count": 14,
         "statements": [
           "sql: SELECT id, agentId, revokedAt FROM OperatorToken WHERE tokenHash = $",
-          "prisma: SELECT id, type, createdAt FROM Memory WHERE (agentId = $ AND type IN ($…) AND createdAt >= $ AND (createdAt > $ OR (createdAt = $ AND id > $))) ORDER BY createdAt ASC, id ASC LIMIT $ OFFSET $",
+          "prisma: SELECT MIN(seq) AS _min$seq FROM (SELECT seq FROM Memory WHERE (agentId = $ AND createdAt >= $ AND (createdAt > $ OR (createdAt = $ AND id > $))) OFFSET $) AS sub",
+          "prisma: SELECT id, lastSeq FROM Agent WHERE (id = $ AND 1=1) LIMIT $ OFFSET $",
+          "prisma: SELECT id, type, createdAt, seq FROM Memory WHERE (agentId = $ AND type IN ($…) AND seq > $ AND seq <= $) ORDER BY seq ASC LIMIT $ OFFSET $",
           "prisma: SELECT id, sourceRunId, type FROM Memory WHERE (id = $ AND 1=1) LIMIT $ OFFSET $",
           "prisma: SELECT memoryId, position, instrumentId FROM MemoryTarget WHERE memoryId = $ ORDER BY position ASC OFFSET $",
           "prisma: SELECT memoryId, position, linkType, targetMemoryId FROM MemoryLink WHERE memoryId = $ ORDER BY position ASC OFFSET $",
@@ -334,7 +339,7 @@ describe('round trips', () => {
         "count": 6,
         "statements": [
           "prisma: BEGIN",
-          "prisma: SELECT id, name, createdAt FROM Agent WHERE (id = $ AND 1=1) LIMIT $ OFFSET $",
+          "prisma: SELECT id, name, createdAt, lastSeq FROM Agent WHERE (id = $ AND 1=1) LIMIT $ OFFSET $",
           "prisma: INSERT INTO Producer (id,agentId,kind,name,schedule,enabled,createdAt) VALUES ($,$,CAST($::text AS RunKind),$,$,$,$) RETURNING id, agentId, kind::text, name, schedule, enabled, createdAt",
           "prisma: INSERT INTO ProducerEnablement (id,producerId,enabled,changedAt) VALUES ($,$,$,$) RETURNING id, producerId, enabled, changedAt",
           "prisma: COMMIT",
@@ -360,9 +365,9 @@ describe('round trips', () => {
         "statements": [
           "sql: BEGIN",
           "sql: SELECT 1 FROM Agent WHERE id = $",
-          "sql: WITH writer, selected, linkable, valid, m, t, l SELECT (SELECT id FROM m) AS id, (SELECT status FROM writer) AS run_status, selected.ids AS selected, linkable.ids::text[] AS linkable FROM select…",
+          "sql: WITH writer, selected, linkable, valid, next, m, t, l SELECT (SELECT id FROM m) AS id, (SELECT seq::text FROM m) AS seq, (SELECT status FROM writer) AS run_status, selected.ids AS selected, link…",
           "sql: SELECT 1 FROM Agent WHERE id = $",
-          "sql: WITH writer, selected, linkable, valid, m, t, l SELECT (SELECT id FROM m) AS id, (SELECT status FROM writer) AS run_status, selected.ids AS selected, linkable.ids::text[] AS linkable FROM select…",
+          "sql: WITH writer, selected, linkable, valid, next, m, t, l SELECT (SELECT id FROM m) AS id, (SELECT seq::text FROM m) AS seq, (SELECT status FROM writer) AS run_status, selected.ids AS selected, link…",
           "sql: COMMIT",
           "prisma: SELECT id FROM Memory WHERE id IN ($…) OFFSET $",
         ],

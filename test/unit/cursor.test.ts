@@ -12,6 +12,13 @@ describe('keyset cursors (B4, L2)', () => {
     expect(decodeCursor(cursor)).toEqual({ createdAt, id });
   });
 
+  it('L2: a cursor round-trips the seq (the record\'s place in commit order), as "iso|id|seq"', () => {
+    const cursor = encodeCursor({ createdAt, id, seq: 9_007_199_254_740_991 });
+    expect(cursor).toBe(b64(`2026-09-30T12:34:56.789Z|${id}|9007199254740991`));
+    expect(decodeCursor(cursor)).toEqual({ createdAt, id, seq: 9_007_199_254_740_991 });
+    expect(decodeCursor(b64(`2026-09-30T12:34:56.789Z|${id}|1`))?.seq).toBe(1);
+  });
+
   it('L2: millisecond precision survives the round trip', () => {
     const at = new Date('2026-09-30T00:00:00.001Z');
     expect(decodeCursor(encodeCursor({ createdAt: at, id }))?.createdAt.getTime()).toBe(at.getTime());
@@ -32,6 +39,12 @@ describe('keyset cursors (B4, L2)', () => {
     ['non-canonical trailing bits', `${b64(`2026-09-30T12:34:56.789Z|${id}`).slice(0, -1)}B`],
     ['no separator', b64(`2026-09-30T12:34:56.789Z${id}`)],
     ['extra separator', b64(`2026-09-30T12:34:56.789Z|${id}|x`)],
+    ['seq zero', b64(`2026-09-30T12:34:56.789Z|${id}|0`)],
+    ['seq with a leading zero', b64(`2026-09-30T12:34:56.789Z|${id}|01`)],
+    ['negative seq', b64(`2026-09-30T12:34:56.789Z|${id}|-1`)],
+    ['seq beyond 2^53', b64(`2026-09-30T12:34:56.789Z|${id}|9007199254740993`)],
+    ['empty seq', b64(`2026-09-30T12:34:56.789Z|${id}|`)],
+    ['four parts', b64(`2026-09-30T12:34:56.789Z|${id}|1|2`)],
     ['bad date', b64(`not-a-date|${id}`)],
     ['rolled-over date', b64(`2026-02-30T12:34:56.789Z|${id}`)],
     ['date without milliseconds', b64(`2026-09-30T12:34:56Z|${id}`)],

@@ -4,26 +4,32 @@ import { SlowConsumerError } from '../../src/domain/errors.js';
 import { memoryAddedStream } from '../../src/realtime/memory-added.js';
 import type { Database } from '../../src/store/db.js';
 
-// Live-only streams never touch the database.
-const noDatabase = {} as Database;
+// Live-only streams read only the agent's committed seq (none yet: 0) from the database.
+const noDatabase = { prisma: { agent: { findUnique: async () => null } } } as unknown as Database;
+
+/** A live-only stream of agent `a` that is already listening, with its first record's promise. */
+async function listeningStream(types: string[]) {
+  const events = createMemoryEvents();
+  const stream = memoryAddedStream({
+    db: noDatabase,
+    events,
+    agentId: 'a',
+    filter: { types, window: null },
+    afterSeq: null,
+  });
+  const first = stream.next();
+  await new Promise((r) => setTimeout(r, 0));
+  return { events, stream, first };
+}
 
 describe('memoryAddedStream', () => {
   it('L1: live events of the agent that match the filter arrive once each, in order', async () => {
-    const events = createMemoryEvents();
-    const stream = memoryAddedStream({
-      db: noDatabase,
-      events,
-      agentId: 'a',
-      filter: { types: ['x'], window: null },
-      after: null,
-    });
-    const first = stream.next();
-    await new Promise((r) => setTimeout(r, 0));
+    const { events, stream, first } = await listeningStream(['x']);
     const at = new Date('2026-01-01T00:00:00Z');
-    await events.publishMemoryAdded({ id: '1', agentId: 'a', type: 'x', createdAt: at });
-    await events.publishMemoryAdded({ id: '2', agentId: 'a', type: 'y', createdAt: at });
-    await events.publishMemoryAdded({ id: '3', agentId: 'b', type: 'x', createdAt: at });
-    await events.publishMemoryAdded({ id: '4', agentId: 'a', type: 'x', createdAt: at });
+    await events.publishMemoryAdded({ id: '1', agentId: 'a', type: 'x', createdAt: at, seq: 1 });
+    await events.publishMemoryAdded({ id: '2', agentId: 'a', type: 'y', createdAt: at, seq: 2 });
+    await events.publishMemoryAdded({ id: '3', agentId: 'b', type: 'x', createdAt: at, seq: 1 });
+    await events.publishMemoryAdded({ id: '4', agentId: 'a', type: 'x', createdAt: at, seq: 3 });
     expect((await first).value.id).toBe('1');
     expect((await stream.next()).value.id).toBe('4');
     await stream.return(undefined);
@@ -36,15 +42,65 @@ describe('memoryAddedStream', () => {
       events,
       agentId: 'a',
       filter: { types: null, window: null },
-      after: null,
+      afterSeq: null,
       maxPending: 3,
     });
     const first = stream.next();
     await new Promise((r) => setTimeout(r, 0));
     for (let i = 0; i < 10; i++)
-      await events.publishMemoryAdded({ id: String(i), agentId: 'a', type: 'x', createdAt: new Date() });
+      await events.publishMemoryAdded({
+        id: String(i),
+        agentId: 'a',
+        type: 'x',
+        createdAt: new Date(),
+        seq: i + 1,
+      });
     await first;
     await new Promise((r) => setTimeout(r, 0)); // the pump has queued everything published
     await expect(stream.next()).rejects.toBeInstanceOf(SlowConsumerError);
+  });
+});
+
+describe('memoryAddedStream in commit order (L2)', () => {
+  const at = new Date('2026-01-01T00:00:00Z');
+  const event = (seq: number, type = 'x') => ({ id: `id${seq}`, agentId: 'a', type, createdAt: at, seq });
+
+  it('L2: an event that overtakes an earlier seq is held until the earlier one arrives; duplicates are dropped', async () => {
+    const { events, stream, first } = await listeningStream(['x']);
+    for (const seq of [3, 1, 1, 2, 3, 4]) await events.publishMemoryAdded(event(seq, seq === 2 ? 'y' : 'x'));
+    expect((await first).value.id).toBe('id1');
+    expect((await stream.next()).value).toEqual({ id: 'id3', createdAt: at, seq: 3 }); // 2 passed, not matching
+    expect((await stream.next()).value.id).toBe('id4');
+    await stream.return(undefined);
+  });
+
+  it('L2: a gap whose events never arrive is read from the database (committed rows), then the held event follows', async () => {
+    const events = createMemoryEvents();
+    const ranges: unknown[] = [];
+    const db = {
+      prisma: {
+        agent: { findUnique: async () => null },
+        memory: {
+          findMany: async (args: { where: { seq: unknown } }) => {
+            ranges.push(args.where.seq);
+            return [{ id: 'id1', type: 'x', createdAt: at, seq: 1n }];
+          },
+        },
+      },
+    } as unknown as Database;
+    const stream = memoryAddedStream({
+      db,
+      events,
+      agentId: 'a',
+      filter: { types: null, window: null },
+      afterSeq: null,
+    });
+    const first = stream.next();
+    await new Promise((r) => setTimeout(r, 0));
+    await events.publishMemoryAdded(event(3));
+    expect((await first).value.id).toBe('id1'); // after GAP_WAIT_MS, from the database
+    expect(ranges).toEqual([{ gt: 0n, lte: 2n }]);
+    expect((await stream.next()).value.id).toBe('id3');
+    await stream.return(undefined);
   });
 });
