@@ -4,7 +4,15 @@ import type { CursorPosition } from '../domain/cursor.js';
 import type { ResolvedFilter } from '../domain/memory-filter.js';
 import type { ResolvedWindow } from '../domain/time-window.js';
 import type { Database } from './db.js';
-import type { Memory, Prisma } from './generated/prisma/client.js';
+import type { Prisma } from './generated/prisma/client.js';
+import {
+  needsKey,
+  recordSql,
+  toLoadedRecord,
+  type LoadedRecord,
+  type RecordNeeds,
+  type RecordRow,
+} from './record-rows.js';
 
 /** `list` applies from <= createdAt < to; `live` leaves a rolling window open above (see matchesFilter). */
 function filterWhere(
@@ -36,42 +44,45 @@ function keysetWhere(position: CursorPosition, direction: 'older' | 'newer'): Pr
   };
 }
 
-/** The Prisma selection for the records of a page (Pothos' planned query for `edges.node`). */
-export interface MemoryQuery {
-  select?: Prisma.MemorySelect;
-  include?: Prisma.MemoryInclude;
-}
-
 export interface MemoryPage {
-  /** The rows of the page, newest first, loaded with the given query (relations included). */
-  rows: Memory[];
+  /** The rows of the page, newest first, with what the selection needs. */
+  rows: LoadedRecord[];
   hasNextPage: boolean;
 }
 
 /**
  * One page of the browser (B2, B4): newest first by (createdAt DESC, id DESC), filtered in SQL
- * before the limit, strictly older than `after`. One findMany of `first + 1` rows.
+ * before the limit, strictly older than `after`. ONE named statement of `first + 1` rows with their
+ * targets, links and provenance (issue 14: no statement per relation).
  */
 export async function listMemoryPage(
   db: Database,
   agentId: string,
   filter: ResolvedFilter,
   page: { first: number; after: CursorPosition | null },
-  query: MemoryQuery = {},
+  needs: RecordNeeds,
 ): Promise<MemoryPage> {
-  const where = filterWhere(agentId, filter, 'list');
-  const selection: MemoryQuery = query.select
-    ? { select: { ...query.select, id: true, createdAt: true } }
-    : query.include
-      ? { include: query.include }
-      : {};
-  const rows = (await db.prisma.memory.findMany({
-    ...selection,
-    where: page.after ? { AND: [where, keysetWhere(page.after, 'older')] } : where,
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: page.first + 1,
-  })) as Memory[];
-  return { rows: rows.slice(0, page.first), hasNextPage: rows.length > page.first };
+  const values: unknown[] = [agentId];
+  const param = (value: unknown) => `$${values.push(value)}`;
+  const where = ['m."agentId" = $1'];
+  if (filter.types !== null) where.push(`m.type = ANY(${param(filter.types)}::text[])`);
+  if (filter.window) {
+    where.push(`m."createdAt" >= ${param(filter.window.from)} AND m."createdAt" < ${param(filter.window.to)}`);
+  }
+  if (page.after) {
+    const at = param(page.after.createdAt);
+    // The redundant bound lets the (agentId, createdAt, id) index bound the scan.
+    where.push(`m."createdAt" <= ${at} AND (m."createdAt", m.id) < (${at}, ${param(page.after.id)}::uuid)`);
+  }
+  const text = recordSql(needs, {
+    name: 'page',
+    where: where.join(' AND '),
+    order: 'ORDER BY m."createdAt" DESC, m.id DESC',
+    limit: `LIMIT ${param(page.first + 1)}`,
+  });
+  const variant = [filter.types, filter.window, page.after].map((part) => (part ? '1' : '0')).join('');
+  const rows = await db.sql.query<RecordRow>(text, values, `browse_${needsKey(needs)}_${variant}`);
+  return { rows: rows.slice(0, page.first).map(toLoadedRecord), hasNextPage: rows.length > page.first };
 }
 
 /**
