@@ -65,9 +65,15 @@ export async function listMemoryPage(
   const values: unknown[] = [agentId];
   const param = (value: unknown) => `$${values.push(value)}`;
   const where = ['m."agentId" = $1'];
-  if (filter.types !== null) where.push(`m.type = ANY(${param(filter.types)}::text[])`);
+  // One type is an equality, so the (agentId, type, createdAt, id) index yields the page in order
+  // (with `= ANY(…)` the planner of a prepared statement scans all the agent's records instead).
+  const types = filter.types;
+  if (types?.length === 1) where.push(`m.type = ${param(types[0])}`);
+  else if (types !== null) where.push(`m.type = ANY(${param(types)}::text[])`);
   if (filter.window) {
-    where.push(`m."createdAt" >= ${param(filter.window.from)} AND m."createdAt" < ${param(filter.window.to)}`);
+    where.push(
+      `m."createdAt" >= ${param(filter.window.from)} AND m."createdAt" < ${param(filter.window.to)}`,
+    );
   }
   if (page.after) {
     const at = param(page.after.createdAt);
@@ -80,8 +86,12 @@ export async function listMemoryPage(
     order: 'ORDER BY m."createdAt" DESC, m.id DESC',
     limit: `LIMIT ${param(page.first + 1)}`,
   });
-  const variant = [filter.types, filter.window, page.after].map((part) => (part ? '1' : '0')).join('');
-  const rows = await db.sql.query<RecordRow>(text, values, `browse_${needsKey(needs)}_${variant}`);
+  const variant = [
+    types === null ? '0' : types.length === 1 ? '1' : 'n',
+    filter.window ? '1' : '0',
+    page.after ? '1' : '0',
+  ];
+  const rows = await db.sql.query<RecordRow>(text, values, `browse_${needsKey(needs)}_${variant.join('')}`);
   return { rows: rows.slice(0, page.first).map(toLoadedRecord), hasNextPage: rows.length > page.first };
 }
 
