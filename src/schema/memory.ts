@@ -15,7 +15,8 @@ import type { MemoryLink, Provenance } from '../domain/types.js';
 import { TRADING_DECISION } from '../domain/write-validation.js';
 import { writeMemory, type WrittenMemory } from '../service/write-memory.js';
 import { instrumentsSelect, linksSelect, provenanceSelect, toProvenance } from '../store/memory-record.js';
-import { findRecord, needsOf, type RecordReadFilter } from '../store/record-rows.js';
+import { findRecord, type RecordReadFilter } from '../store/record-reads.js';
+import { needsOf } from '../store/record-rows.js';
 import { builder, refusal } from './builder.js';
 import { FreshnessEnum, MemoryScopeEnum, RunKindEnum, RunStatusEnum } from './enums.js';
 
@@ -99,7 +100,12 @@ builder.queryField('memory', (t) =>
     args: { id: t.arg({ type: 'UUID', required: true }) },
     // One statement with what the selection needs; planning it tells the fields their data is there.
     resolve: (_root, { id }, ctx, info) =>
-      findRecord(ctx.db.sql, id, needsOf(queryFromInfo({ context: ctx, info })), memoryReadFilter(ctx.caller)),
+      findRecord(
+        ctx.db.sql,
+        id,
+        needsOf(queryFromInfo({ context: ctx, info })),
+        memoryReadFilter(ctx.caller),
+      ),
   }),
 );
 

@@ -5,7 +5,8 @@ import { InputError } from '../domain/errors.js';
 import { parseAfterCursor, resolveFilter } from '../domain/memory-filter.js';
 import { encodeCursor } from '../domain/cursor.js';
 import { memoryAddedStream } from '../realtime/memory-added.js';
-import { findRecord, needsKey, needsOf } from '../store/record-rows.js';
+import { findRecord } from '../store/record-reads.js';
+import { needsKey, needsOf } from '../store/record-rows.js';
 import { builder } from './builder.js';
 import { MemoryEdgeRef, MemoryFilterRef } from './browser.js';
 

@@ -1,7 +1,6 @@
 // Records in ONE statement (issue 14 item 2): the Memory columns a selection needs with its targets,
 // links and provenance as correlated subqueries and joins, converted to the one record shape
 // (./memory-record.ts) — instead of one Prisma statement per relation.
-import type { Sql } from './db.js';
 import type { MemoryRecord } from './memory-record.js';
 import type { Prisma } from './generated/prisma/client.js';
 
@@ -53,7 +52,13 @@ const NEED_OF_KEY: Record<string, keyof RecordNeeds> = {
  */
 export function needsOf(query: { select?: Prisma.MemorySelect }): RecordNeeds {
   if (!query.select) return ALL;
-  const needs: RecordNeeds = { content: false, metadata: false, targets: false, links: false, provenance: false };
+  const needs: RecordNeeds = {
+    content: false,
+    metadata: false,
+    targets: false,
+    links: false,
+    provenance: false,
+  };
   for (const [key, value] of Object.entries(query.select)) {
     if (!value || SMALL_COLUMNS.has(key)) continue;
     const need = NEED_OF_KEY[key];
@@ -105,7 +110,7 @@ export interface RecordRow {
  */
 export function recordSql(
   needs: RecordNeeds,
-  page: { name: 'page' | 'record'; where: string; order: string; limit: string },
+  page: { name: 'page' | 'record' | 'learnings'; where: string; order: string; limit: string },
 ): string {
   const large = [needs.content ? ', m.content' : '', needs.metadata ? ', m.metadata' : ''].join('');
   const inner = `SELECT m.id, m."agentId", m.type, m.scope, m.timeframe, m."sourceRunId", m."producerId", m."runKind",
@@ -160,7 +165,13 @@ export function toLoadedRecord(row: RecordRow): LoadedRecord {
 }
 
 function provenanceOf(row: RecordRow): LoadedRecord['sourceRun'] {
-  if (!row.run_id || !row.run_producer_id || !row.run_kind || !row.run_status || row.run_producer_name == null)
+  if (
+    !row.run_id ||
+    !row.run_producer_id ||
+    !row.run_kind ||
+    !row.run_status ||
+    row.run_producer_name == null
+  )
     return null;
   return {
     id: row.run_id,
@@ -171,31 +182,4 @@ function provenanceOf(row: RecordRow): LoadedRecord['sourceRun'] {
     status: row.run_status,
     producer: { name: row.run_producer_name },
   };
-}
-
-/** Who may read a record by id (agent, producer, type); an absent key does not restrict. */
-export interface RecordReadFilter {
-  agentId?: string;
-  producerId?: string;
-  type?: string;
-}
-
-/** One record by id with what `needs` asks for, in one named statement; null when none is readable. */
-export async function findRecord(
-  sql: Sql,
-  id: string,
-  needs: RecordNeeds,
-  readable: RecordReadFilter = {},
-): Promise<LoadedRecord | null> {
-  const values: unknown[] = [id];
-  const where = ['m.id = $1'];
-  const restrict = (['agentId', 'producerId', 'type'] as const).map((column) => {
-    const value = readable[column];
-    if (value === undefined) return '0';
-    where.push(`m."${column}" = $${values.push(value)}`);
-    return '1';
-  });
-  const text = recordSql(needs, { name: 'record', where: where.join(' AND '), order: '', limit: '' });
-  const [row] = await sql.query<RecordRow>(text, values, `record_${needsKey(needs)}_${restrict.join('')}`);
-  return row ? toLoadedRecord(row) : null;
 }

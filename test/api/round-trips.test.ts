@@ -217,14 +217,11 @@ describe('round trips', () => {
     expect(context.learnings).toHaveLength(1);
     expect(trips).toMatchInlineSnapshot(`
       {
-        "count": 6,
+        "count": 3,
         "statements": [
           "sql: SELECT r.id, r.agentId, r.producerId, p.name AS producerName, r.kind, r.schedule, r.evidenceBoundary, r.status FROM Run r JOIN Producer p ON p.id = r.producerId WHERE r.tokenHash = $",
-          "prisma: SELECT id, sourceRunId, content FROM Memory WHERE (agentId = $ AND type = $ AND createdAt <= $ AND (scope = CAST($::text AS MemoryScope) OR EXISTS(SELECT t0.memoryId FROM MemoryTarget AS t0 W…",
+          "sql: WITH learnings SELECT m.*, ARRAY(SELECT t.instrumentId FROM MemoryTarget t WHERE t.memoryId = m.id ORDER BY t.position) AS instruments, r.id AS run_id, r.producerId AS run_producer_id, r.kind AS…",
           "prisma: WITH RECURSIVE instrument_group, agent_group, picked, producer, row, run SELECT json_agg(json_build_object( 'id', m.id, 'producerId', m.producerId, 'type', m.type, 'scope', m.scope, 'createdA…",
-          "prisma: SELECT memoryId, position, instrumentId FROM MemoryTarget WHERE memoryId IN ($…) ORDER BY position ASC OFFSET $",
-          "prisma: SELECT id, producerId, kind::text, schedule, evidenceBoundary, status::text FROM Run WHERE id IN ($…) OFFSET $",
-          "prisma: SELECT id, name FROM Producer WHERE id IN ($…) OFFSET $",
         ],
       }
     `);
