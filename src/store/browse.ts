@@ -5,14 +5,7 @@ import type { ResolvedFilter } from '../domain/memory-filter.js';
 import type { ResolvedWindow } from '../domain/time-window.js';
 import type { Database } from './db.js';
 import type { Prisma } from './generated/prisma/client.js';
-import {
-  needsKey,
-  recordSql,
-  toLoadedRecord,
-  type LoadedRecord,
-  type RecordNeeds,
-  type RecordRow,
-} from './record-rows.js';
+import { loadRecords, type LoadedRecord, type RecordNeeds } from './record-rows.js';
 
 /** `list` applies from <= createdAt < to; `live` leaves a rolling window open above (see matchesFilter). */
 function filterWhere(
@@ -80,19 +73,19 @@ export async function listMemoryPage(
     // The redundant bound lets the (agentId, createdAt, id) index bound the scan.
     where.push(`m."createdAt" <= ${at} AND (m."createdAt", m.id) < (${at}, ${param(page.after.id)}::uuid)`);
   }
-  const text = recordSql(needs, {
+  const query = {
     name: 'page',
     where: where.join(' AND '),
     order: 'ORDER BY m."createdAt" DESC, m.id DESC',
     limit: `LIMIT ${param(page.first + 1)}`,
-  });
+  } as const;
   const variant = [
     types === null ? '0' : types.length === 1 ? '1' : 'n',
     filter.window ? '1' : '0',
     page.after ? '1' : '0',
   ];
-  const rows = await db.sql.query<RecordRow>(text, values, `browse_${needsKey(needs)}_${variant.join('')}`);
-  return { rows: rows.slice(0, page.first).map(toLoadedRecord), hasNextPage: rows.length > page.first };
+  const rows = await loadRecords(db.sql, needs, query, values, variant.join(''));
+  return { rows: rows.slice(0, page.first), hasNextPage: rows.length > page.first };
 }
 
 /**

@@ -2,14 +2,7 @@
 // selection needs (./record-rows.ts), instead of a Prisma statement per relation (issue 14 item 2).
 import { AGENT_LEARNINGS } from '../domain/write-validation.js';
 import type { Sql } from './db.js';
-import {
-  needsKey,
-  recordSql,
-  toLoadedRecord,
-  type LoadedRecord,
-  type RecordNeeds,
-  type RecordRow,
-} from './record-rows.js';
+import { loadRecords, type LoadedRecord, type RecordNeeds } from './record-rows.js';
 import { LEARNINGS_LIMIT, type ContextQuery } from './trading-context.js';
 
 /** Who may read a record by id (agent, producer, type); an absent key does not restrict. */
@@ -34,9 +27,9 @@ export async function findRecord(
     where.push(`m."${column}" = $${values.push(value)}`);
     return '1';
   });
-  const text = recordSql(needs, { name: 'record', where: where.join(' AND '), order: '', limit: '' });
-  const [row] = await sql.query<RecordRow>(text, values, `record_${needsKey(needs)}_${restrict.join('')}`);
-  return row ? toLoadedRecord(row) : null;
+  const query = { name: 'record', where: where.join(' AND '), order: '', limit: '' } as const;
+  const [record] = await loadRecords(sql, needs, query, values, restrict.join(''));
+  return record ?? null;
 }
 
 /** The records of `agentId` among `ids`, in the order of `ids` (each once); unknown ids are skipped. */
@@ -47,14 +40,14 @@ export async function findRecordsByIds(
   needs: RecordNeeds,
 ): Promise<LoadedRecord[]> {
   if (ids.length === 0) return [];
-  const text = recordSql(needs, {
+  const query = {
     name: 'record',
     where: 'm.id = ANY($1::uuid[]) AND m."agentId" = $2',
     order: '',
     limit: '',
-  });
-  const rows = await sql.query<RecordRow>(text, [ids, agentId], `records_${needsKey(needs)}`);
-  const byId = new Map(rows.map((row) => [row.id, toLoadedRecord(row)]));
+  } as const;
+  const records = await loadRecords(sql, needs, query, [ids, agentId], 'ids');
+  const byId = new Map(records.map((record) => [record.id, record]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
@@ -64,14 +57,13 @@ export async function listLearnings(
   query: ContextQuery,
   needs: RecordNeeds,
 ): Promise<LoadedRecord[]> {
-  const text = recordSql(needs, {
+  const learnings = {
     name: 'learnings',
     where: `m."agentId" = $1 AND m.type = $2 AND m."createdAt" <= $3 AND (m.scope = 'AGENT' OR EXISTS (
       SELECT 1 FROM "MemoryTarget" t WHERE t."memoryId" = m.id AND t."instrumentId" = $4))`,
     order: 'ORDER BY m."createdAt" DESC, m.id DESC',
     limit: `LIMIT ${LEARNINGS_LIMIT}`,
-  });
+  } as const;
   const values = [query.agentId, AGENT_LEARNINGS, query.at, query.instrument];
-  const rows = await sql.query<RecordRow>(text, values, `learnings_${needsKey(needs)}`);
-  return rows.map(toLoadedRecord);
+  return loadRecords(sql, needs, learnings, values, 'c10');
 }

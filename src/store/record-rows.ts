@@ -1,7 +1,8 @@
 // Records in ONE statement (issue 14 item 2): the Memory columns a selection needs with its targets,
 // links and provenance as correlated subqueries and joins, converted to the one record shape
 // (./memory-record.ts) — instead of one Prisma statement per relation.
-import type { MemoryRecord } from './memory-record.js';
+import type { Sql } from './db.js';
+import { memoryRecordSelect, type MemoryRecord } from './memory-record.js';
 import type { Prisma } from './generated/prisma/client.js';
 
 /** What a selection needs beyond the small columns, which are always loaded (cheap). */
@@ -20,31 +21,16 @@ export type LoadedRecord = Omit<MemoryRecord, Optional> & Partial<Pick<MemoryRec
 
 const ALL: RecordNeeds = { content: true, metadata: true, targets: true, links: true, provenance: true };
 
-/** The small columns: loaded whatever is selected (a few bytes each). */
-const SMALL_COLUMNS = new Set<string>([
-  'id',
-  'agentId',
-  'type',
-  'scope',
-  'timeframe',
-  'sourceRunId',
-  'producerId',
-  'runKind',
-  'isCorrection',
-  'createdAt',
-  'expiresAt',
-  'expiryPolicy',
-  'idempotencyKey',
-  'requestHash',
-]);
-
-const NEED_OF_KEY: Record<string, keyof RecordNeeds> = {
+const NEED_OF_KEY: Partial<Record<string, keyof RecordNeeds>> = {
   content: 'content',
   metadata: 'metadata',
   targets: 'targets',
   links: 'links',
   sourceRun: 'provenance',
 };
+
+/** The small columns of the one record shape: loaded whatever is selected (a few bytes each). */
+const SMALL_COLUMNS = new Set(Object.keys(memoryRecordSelect).filter((key) => !NEED_OF_KEY[key]));
 
 /**
  * What Pothos' planned query for a Memory asks for. A key this loader does not know (a relation
@@ -74,7 +60,7 @@ export function needsKey(needs: RecordNeeds): string {
 }
 
 /** The row the statement returns (pg and PGlite parse timestamptz, json and text[] alike). */
-export interface RecordRow {
+interface RecordRow {
   id: string;
   agentId: string;
   type: string;
@@ -103,15 +89,35 @@ export interface RecordRow {
   run_producer_name?: string | null;
 }
 
+/** Which records: `where`, `order` and `limit` over "Memory" m; `name` names the CTE that selects them. */
+export interface RecordQuery {
+  name: 'page' | 'record' | 'learnings';
+  where: string;
+  order: string;
+  limit: string;
+}
+
+/**
+ * The records `query` selects with what `needs` asks for, in ONE statement, named
+ * `<query.name>_<variant>_<needs>` (`variant` tells apart the texts one caller builds).
+ */
+export async function loadRecords(
+  sql: Sql,
+  needs: RecordNeeds,
+  query: RecordQuery,
+  values: unknown[],
+  variant: string,
+): Promise<LoadedRecord[]> {
+  const name = `${query.name}_${variant}_${needsKey(needs)}`;
+  return (await sql.query<RecordRow>(recordSql(needs, query), values, name)).map(toLoadedRecord);
+}
+
 /**
  * The statement: the CTE `page.name` selects the records ("Memory" m, `page.where`, `page.order`,
  * `page.limit`); its rows then get their relations, in the same order. The name shows in statement
  * logs (and the round-trip snapshots); PostgreSQL inlines the CTE.
  */
-export function recordSql(
-  needs: RecordNeeds,
-  page: { name: 'page' | 'record' | 'learnings'; where: string; order: string; limit: string },
-): string {
+function recordSql(needs: RecordNeeds, page: RecordQuery): string {
   const large = [needs.content ? ', m.content' : '', needs.metadata ? ', m.metadata' : ''].join('');
   const inner = `SELECT m.id, m."agentId", m.type, m.scope, m.timeframe, m."sourceRunId", m."producerId", m."runKind",
       m."isCorrection", m."createdAt", m."expiresAt", m."expiryPolicy", m."idempotencyKey", m."requestHash"${large}
@@ -138,7 +144,7 @@ SELECT m.*${relations.map((column) => `, ${column}`).join('')}
 }
 
 /** A row in the one record shape; the parts the statement did not load stay absent. */
-export function toLoadedRecord(row: RecordRow): LoadedRecord {
+function toLoadedRecord(row: RecordRow): LoadedRecord {
   const { instruments, links, content, metadata, ...columns } = row;
   const record: LoadedRecord = {
     id: columns.id,
