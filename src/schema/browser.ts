@@ -10,7 +10,7 @@ import {
   resolvePageFilter,
 } from '../domain/memory-filter.js';
 import { listMemoryPage, listMemoryTypes, type MemoryTypeCount } from '../store/browse.js';
-import type { Memory } from '../store/generated/prisma/client.js';
+import { needsOf, type LoadedRecord } from '../store/record-rows.js';
 import { builder } from './builder.js';
 import { MemoryRef } from './memory.js';
 
@@ -45,7 +45,7 @@ const ResolvedWindowRef = builder.objectRef<{ from: Date; to: Date }>('ResolvedW
 
 export interface MemoryEdgeShape {
   cursor: string;
-  node: Memory;
+  node: LoadedRecord;
 }
 
 /** Also the payload of live updates (`memoryAdded`). */
@@ -110,9 +110,10 @@ builder.queryFields((t) => ({
         throw new InputError(`first must be between 1 and ${MAX_PAGE_SIZE}`, 'first');
       }
       const { filter, position, digest } = resolvePageFilter(agentId, args.filter, args.after, ctx.now());
-      // The node selection (instruments, links, provenance …) is planned into the page's findMany.
+      // The node selection (instruments, links, provenance …) is planned, and loaded by the page's
+      // one statement; planning also tells the Memory fields that their data is there (no more loads).
       const query = queryFromInfo({ context: ctx, info, typeName: 'Memory', path: ['edges', 'node'] });
-      const page = await listMemoryPage(ctx.db, agentId, filter, { first, after: position }, query);
+      const page = await listMemoryPage(ctx.db, agentId, filter, { first, after: position }, needsOf(query));
       const window = filter.window ? { from: filter.window.from, to: filter.window.to } : null;
       const edges = page.rows.map((node) => ({
         cursor: encodePageCursor({

@@ -15,6 +15,8 @@ import type { MemoryLink, Provenance } from '../domain/types.js';
 import { TRADING_DECISION } from '../domain/write-validation.js';
 import { writeMemory, type WrittenMemory } from '../service/write-memory.js';
 import { instrumentsSelect, linksSelect, provenanceSelect, toProvenance } from '../store/memory-record.js';
+import { findRecord, type RecordReadFilter } from '../store/record-reads.js';
+import { needsOf } from '../store/record-rows.js';
 import { builder, refusal } from './builder.js';
 import { FreshnessEnum, MemoryScopeEnum, RunKindEnum, RunStatusEnum } from './enums.js';
 
@@ -81,7 +83,7 @@ export const MemoryRef = builder.prismaObject('Memory', {
 });
 
 /** Which records a caller may read by id: same agent; Trading runs only their own producer's decisions (§1). */
-function memoryReadFilter(caller: Caller): { agentId?: string; producerId?: string; type?: string } {
+function memoryReadFilter(caller: Caller): RecordReadFilter {
   if (caller.kind === 'admin') return {};
   if (caller.kind === 'run' && caller.run.kind === 'TRADING') {
     return { agentId: caller.agentId, producerId: caller.run.producerId, type: TRADING_DECISION };
@@ -91,13 +93,19 @@ function memoryReadFilter(caller: Caller): { agentId?: string; producerId?: stri
 
 builder.queryField('memory', (t) =>
   // Any authenticated token may ask; a record it may not read answers null, like an unknown id (S1).
-  t.withAuth({ anyCaller: true }).prismaField({
-    type: 'Memory',
+  t.withAuth({ anyCaller: true }).field({
+    type: MemoryRef,
     nullable: true,
     description: 'One record by id; null when it does not exist or is not readable by this token.',
     args: { id: t.arg({ type: 'UUID', required: true }) },
-    resolve: (query, _root, { id }, ctx) =>
-      ctx.db.prisma.memory.findFirst({ ...query, where: { id, ...memoryReadFilter(ctx.caller) } }),
+    // One statement with what the selection needs; planning it tells the fields their data is there.
+    resolve: (_root, { id }, ctx, info) =>
+      findRecord(
+        ctx.db.sql,
+        id,
+        needsOf(queryFromInfo({ context: ctx, info })),
+        memoryReadFilter(ctx.caller),
+      ),
   }),
 );
 

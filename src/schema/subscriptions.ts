@@ -7,6 +7,8 @@ import { encodeCursor } from '../domain/cursor.js';
 import { memoryAddedStream } from '../realtime/memory-added.js';
 import type { Database } from '../store/db.js';
 import { seqBeforePosition } from '../store/browse.js';
+import { findRecord } from '../store/record-reads.js';
+import { needsKey, needsOf } from '../store/record-rows.js';
 import { builder } from './builder.js';
 import { MemoryEdgeRef, MemoryFilterRef } from './browser.js';
 
@@ -53,12 +55,16 @@ builder.subscriptionField('memoryAdded', (t) =>
         metrics: ctx.metrics,
       });
     },
-    // Every subscriber with the same selection shares one read of the new record (fan-out).
+    // Every subscriber whose selection needs the same parts shares one read of the new record
+    // (fan-out): one statement with its targets, links and provenance. Planning the selection tells
+    // the Memory fields that their data is loaded.
     resolve: async (record, _args, ctx, info) => {
-      const query = queryFromInfo({ context: ctx, info, path: ['node'] });
-      const node = await ctx.sharedLoads.get(`${record.id}:${JSON.stringify(query)}`, () =>
-        ctx.db.prisma.memory.findUniqueOrThrow({ ...query, where: { id: record.id } }),
-      );
+      const needs = needsOf(queryFromInfo({ context: ctx, info, typeName: 'Memory', path: ['node'] }));
+      const node = await ctx.sharedLoads.get(`${record.id}:${needsKey(needs)}`, async () => {
+        const loaded = await findRecord(ctx.db.sql, record.id, needs);
+        if (!loaded) throw new Error(`memory ${record.id} was announced but is not stored`);
+        return loaded;
+      });
       return { cursor: encodeCursor(record), node };
     },
   }),

@@ -1,4 +1,5 @@
 // The trading context (C1–C10) and the decision audit (T3): what an agent knew for an instrument at an instant.
+import { queryFromInfo } from '@pothos/plugin-prisma';
 import { agentForRead } from '../auth/access.js';
 import type { Caller } from '../auth/caller.js';
 import { requireStorableText } from '../domain/errors.js';
@@ -9,16 +10,13 @@ import {
   type ContextEntryView,
   type TradingContextView,
 } from '../service/trading-context.js';
-import {
-  findDecisionForAudit,
-  learningsQuery,
-  type ContextQuery,
-  type DecisionForAudit,
-} from '../store/trading-context.js';
+import { findDecisionForAudit, type ContextQuery, type DecisionForAudit } from '../store/trading-context.js';
+import { findRecord, findRecordsByIds, listLearnings } from '../store/record-reads.js';
+import { needsOf } from '../store/record-rows.js';
 import type { Database } from '../store/db.js';
 import { builder, refusal } from './builder.js';
 import { MemoryScopeEnum } from './enums.js';
-import { MemoryLinkRef, ProvenanceRef } from './memory.js';
+import { MemoryLinkRef, MemoryRef, ProvenanceRef } from './memory.js';
 
 const ContextStatusEnum = builder.enumType('ContextStatus', {
   description: 'C3: DISABLED if the producer is disabled at `at`, else STALE if expired at `at`, else FRESH.',
@@ -113,12 +111,13 @@ const TradingContextRef = builder.objectRef<TradingContextSource>('TradingContex
       type: [ContextCorrectionRef],
       resolve: async (context) => (await context.view()).corrections,
     }),
-    learnings: t.prismaField({
-      type: ['Memory'],
+    learnings: t.field({
+      type: [MemoryRef],
       description:
         'The agent’s agent_learnings, agent-wide or for this instrument, newest first, at most 20 (C10).',
-      resolve: (query, context, _args, ctx) =>
-        ctx.db.prisma.memory.findMany({ ...query, ...learningsQuery(context) }),
+      // One statement with what the selection needs; planning it tells the fields their data is there.
+      resolve: (context, _args, ctx, info) =>
+        listLearnings(ctx.db.sql, context, needsOf(queryFromInfo({ context: ctx, info }))),
     }),
   }),
 });
@@ -150,22 +149,28 @@ function auditReadable(caller: Caller): { agentId?: string } {
 const DecisionAuditRef = builder.objectRef<DecisionForAudit>('DecisionAudit').implement({
   description: 'A trading decision, everything it links and the context as of its createdAt (T3).',
   fields: (t) => ({
-    decision: t.prismaField({
-      type: 'Memory',
-      resolve: (query, audit, _args, ctx) =>
-        ctx.db.prisma.memory.findUniqueOrThrow({ ...query, where: { id: audit.id } }),
-    }),
-    linked: t.prismaField({
-      type: ['Memory'],
-      description: 'Every record the decision links, in link order (each once).',
-      resolve: async (query, audit, _args, ctx) => {
-        const rows = await ctx.db.prisma.memory.findMany({
-          ...query,
-          where: { id: { in: audit.linkedIds }, agentId: audit.agentId },
-        });
-        const byId = new Map(rows.map((row) => [row.id, row]));
-        return audit.linkedIds.flatMap((id) => byId.get(id) ?? []);
+    decision: t.field({
+      type: MemoryRef,
+      resolve: async (audit, _args, ctx, info) => {
+        const decision = await findRecord(
+          ctx.db.sql,
+          audit.id,
+          needsOf(queryFromInfo({ context: ctx, info })),
+        );
+        if (!decision) throw new Error(`decision ${audit.id} is no longer stored`); // as findUniqueOrThrow did
+        return decision;
       },
+    }),
+    linked: t.field({
+      type: [MemoryRef],
+      description: 'Every record the decision links, in link order (each once).',
+      resolve: (audit, _args, ctx, info) =>
+        findRecordsByIds(
+          ctx.db.sql,
+          audit.agentId,
+          audit.linkedIds,
+          needsOf(queryFromInfo({ context: ctx, info })),
+        ),
     }),
     contexts: t.field({
       type: [TradingContextRef],

@@ -4,7 +4,8 @@ import type { CursorPosition } from '../domain/cursor.js';
 import type { ResolvedFilter } from '../domain/memory-filter.js';
 import type { ResolvedWindow } from '../domain/time-window.js';
 import type { Database } from './db.js';
-import type { Memory, Prisma } from './generated/prisma/client.js';
+import type { Prisma } from './generated/prisma/client.js';
+import { loadRecords, type LoadedRecord, type RecordNeeds } from './record-rows.js';
 
 /** `list` applies from <= createdAt < to; `live` leaves a rolling window open above (see matchesFilter). */
 function filterWhere(
@@ -22,53 +23,54 @@ function filterWhere(
   return where;
 }
 
-/** Keyset condition: strictly older than `position` in (createdAt, id) order (B4; seq plays no part). */
-function olderThan(position: CursorPosition): Prisma.MemoryWhereInput {
-  return {
-    // The redundant range lets the (agentId, createdAt, id) index bound the scan.
-    createdAt: { lte: position.createdAt },
-    OR: [
-      { createdAt: { lt: position.createdAt } },
-      { createdAt: position.createdAt, id: { lt: position.id } },
-    ],
-  };
-}
-
-/** The Prisma selection for the records of a page (Pothos' planned query for `edges.node`). */
-export interface MemoryQuery {
-  select?: Prisma.MemorySelect;
-  include?: Prisma.MemoryInclude;
-}
-
 export interface MemoryPage {
-  /** The rows of the page, newest first, loaded with the given query (relations included). */
-  rows: Memory[];
+  /** The rows of the page, newest first, with what the selection needs. */
+  rows: LoadedRecord[];
   hasNextPage: boolean;
 }
 
 /**
  * One page of the browser (B2, B4): newest first by (createdAt DESC, id DESC), filtered in SQL
- * before the limit, strictly older than `after`. One findMany of `first + 1` rows.
+ * before the limit, strictly older than `after`. ONE named statement of `first + 1` rows with their
+ * targets, links and provenance (issue 14: no statement per relation).
  */
 export async function listMemoryPage(
   db: Database,
   agentId: string,
   filter: ResolvedFilter,
   page: { first: number; after: CursorPosition | null },
-  query: MemoryQuery = {},
+  needs: RecordNeeds,
 ): Promise<MemoryPage> {
-  const where = filterWhere(agentId, filter, 'list');
-  const selection: MemoryQuery = query.select
-    ? { select: { ...query.select, id: true, createdAt: true, seq: true } }
-    : query.include
-      ? { include: query.include }
-      : {};
-  const rows = (await db.prisma.memory.findMany({
-    ...selection,
-    where: page.after ? { AND: [where, olderThan(page.after)] } : where,
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: page.first + 1,
-  })) as Memory[];
+  const values: unknown[] = [agentId];
+  const param = (value: unknown) => `$${values.push(value)}`;
+  const where = ['m."agentId" = $1'];
+  // One type is an equality, so the (agentId, type, createdAt, id) index yields the page in order
+  // (with `= ANY(…)` the planner of a prepared statement scans all the agent's records instead).
+  const types = filter.types;
+  if (types?.length === 1) where.push(`m.type = ${param(types[0])}`);
+  else if (types !== null) where.push(`m.type = ANY(${param(types)}::text[])`);
+  if (filter.window) {
+    where.push(
+      `m."createdAt" >= ${param(filter.window.from)} AND m."createdAt" < ${param(filter.window.to)}`,
+    );
+  }
+  if (page.after) {
+    const at = param(page.after.createdAt);
+    // The redundant bound lets the (agentId, createdAt, id) index bound the scan.
+    where.push(`m."createdAt" <= ${at} AND (m."createdAt", m.id) < (${at}, ${param(page.after.id)}::uuid)`);
+  }
+  const query = {
+    name: 'page',
+    where: where.join(' AND '),
+    order: 'ORDER BY m."createdAt" DESC, m.id DESC',
+    limit: `LIMIT ${param(page.first + 1)}`,
+  } as const;
+  const variant = [
+    types === null ? '0' : types.length === 1 ? '1' : 'n',
+    filter.window ? '1' : '0',
+    page.after ? '1' : '0',
+  ];
+  const rows = await loadRecords(db.sql, needs, query, values, variant.join(''));
   return { rows: rows.slice(0, page.first), hasNextPage: rows.length > page.first };
 }
 

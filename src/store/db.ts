@@ -27,7 +27,11 @@ export interface DatabaseConfig {
 
 /** Direct SQL on the driver (no ORM layer) for the hot paths; identical PostgreSQL SQL on both databases. */
 export interface Sql {
-  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * `name` makes it a named prepared statement on pg (parsed and planned once per connection; the
+   * same name must always carry the same text). PGlite has none and ignores it.
+   */
+  query<T = Record<string, unknown>>(text: string, params?: unknown[], name?: string): Promise<T[]>;
 }
 
 export interface Database {
@@ -118,7 +122,8 @@ function pgSql(pool: pg.Pool, onStatement: StatementListener | undefined): Direc
   const observed = observedBy(onStatement);
   return {
     sql: observed({
-      query: async <T>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as T[],
+      query: async <T>(text: string, params: unknown[] = [], name?: string) =>
+        (await (name ? pool.query({ name, text, values: params }) : pool.query(text, params))).rows as T[],
     }),
     async sqlTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
       const client = await pool.connect();

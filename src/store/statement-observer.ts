@@ -90,9 +90,9 @@ export function observePrisma(
 /** Direct SQL, reporting each statement before it is sent. */
 export function observeSql(sql: Sql, listener: StatementListener): Sql {
   return {
-    query: (text, params) => {
+    query: (text, params, name) => {
       listener({ via: 'sql', text });
-      return sql.query(text, params);
+      return sql.query(text, params, name);
     },
   };
 }

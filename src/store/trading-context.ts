@@ -1,10 +1,10 @@
 // The trading context's reads (C1–C10, T3). ONE indexed statement returns the candidates (C1, the
 // latest of each group by index probes, C2, the corrections, C6) with provenance, producer enablement
 // at `at` and the research of the unexpired ones; ../service/trading-context.ts hands them to the pure
-// decision. Learnings (C10) and the audited decision (T3) are Memory records, read through Prisma.
+// decision. Learnings (C10) and the audited decision's records (T3) are read by ./record-reads.ts.
 import type { ContextCandidate, ContextResearch, CorrectionCandidate } from '../domain/trading-context.js';
 import type { MemoryScope, Provenance, RunKind, RunStatus } from '../domain/types.js';
-import { AGENT_LEARNINGS, CORRECTS, TRADING_DECISION } from '../domain/write-validation.js';
+import { CORRECTS, TRADING_DECISION } from '../domain/write-validation.js';
 import type { Database } from './db.js';
 import { Prisma } from './generated/prisma/client.js';
 
@@ -217,20 +217,6 @@ export async function loadContextCandidates(db: Database, query: ContextQuery): 
     }
   }
   return { entries, corrections, enabledAt: (producerId) => enabled.get(producerId) ?? true };
-}
-
-/** C10: the agent's learnings (any writer kind), agent-wide or targeting the instrument, as of `at`, newest first. */
-export function learningsQuery({ agentId, instrument, at }: ContextQuery) {
-  return {
-    where: {
-      agentId,
-      type: AGENT_LEARNINGS,
-      createdAt: { lte: at },
-      OR: [{ scope: 'AGENT' as const }, { targets: { some: { instrumentId: instrument } } }],
-    },
-    orderBy: [{ createdAt: 'desc' as const }, { id: 'desc' as const }],
-    take: LEARNINGS_LIMIT,
-  } satisfies Prisma.MemoryFindManyArgs;
 }
 
 /** T3: what an audit needs to know about a decision; null when it is not a readable trading_decision. */

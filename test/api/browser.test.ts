@@ -527,7 +527,7 @@ describe('memories — pagination (B4)', () => {
 });
 
 describe('memories — records (B6)', () => {
-  it('B6: each record comes with its instruments, links and provenance in the same findMany', async () => {
+  it('B6: each record comes with its instruments, links and provenance in the page statement', async () => {
     const fx = await createAgentFixture(h);
     const run = await startRun(h, fx.producers.adhoc!.id);
     h.clock.set('2026-07-01T10:00:00.000Z');
@@ -544,8 +544,11 @@ describe('memories — records (B6)', () => {
       content: 'correction',
       links: [{ targetMemoryId: original.id, linkType: 'corrects' }],
     });
+    // The page and its relations are one direct statement (counted in round-trips.test.ts B2): no
+    // Prisma read of a record may follow, not even Pothos' fallback for a field's data.
     const memory = h.db.prisma.memory;
     const findMany = vi.spyOn(memory, 'findMany');
+    const findFirst = vi.spyOn(memory, 'findFirst');
     const findUnique = vi.spyOn(memory, 'findUnique');
     const findUniqueOrThrow = vi.spyOn(memory, 'findUniqueOrThrow');
     try {
@@ -580,7 +583,8 @@ describe('memories — records (B6)', () => {
           provenance: { runId: run.runId, producerName: 'adhoc', kind: 'ANALYSIS' },
         },
       ]);
-      expect(findMany).toHaveBeenCalledTimes(1);
+      expect(findMany).not.toHaveBeenCalled();
+      expect(findFirst).not.toHaveBeenCalled();
       expect(findUnique).not.toHaveBeenCalled();
       expect(findUniqueOrThrow).not.toHaveBeenCalled();
     } finally {

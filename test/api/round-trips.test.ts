@@ -165,14 +165,36 @@ describe('round trips', () => {
     expect(page.memories.edges).toHaveLength(seeded.length);
     expect(trips).toMatchInlineSnapshot(`
       {
-        "count": 6,
+        "count": 2,
         "statements": [
           "sql: SELECT id, agentId, revokedAt FROM OperatorToken WHERE tokenHash = $",
-          "prisma: SELECT id, sourceRunId, type, content, createdAt, seq FROM Memory WHERE agentId = $ ORDER BY createdAt DESC, id DESC LIMIT $ OFFSET $",
-          "prisma: SELECT memoryId, position, instrumentId FROM MemoryTarget WHERE memoryId IN ($…) ORDER BY position ASC OFFSET $",
-          "prisma: SELECT memoryId, position, linkType, targetMemoryId FROM MemoryLink WHERE memoryId IN ($…) ORDER BY position ASC OFFSET $",
-          "prisma: SELECT id, producerId, kind::text, schedule, evidenceBoundary, status::text FROM Run WHERE id IN ($…) OFFSET $",
-          "prisma: SELECT id, name FROM Producer WHERE id IN ($…) OFFSET $",
+          "sql: WITH page SELECT m.*, ARRAY(SELECT t.instrumentId FROM MemoryTarget t WHERE t.memoryId = m.id ORDER BY t.position) AS instruments, (SELECT coalesce(json_agg(json_build_object('linkType', l.linkT…",
+        ],
+      }
+    `);
+  });
+
+  it('S1: round trips of one record by id (targets, links and provenance selected)', async () => {
+    let found: Record<string, any> = {};
+    const trips = await recorder.during(async () => {
+      found = await h.ok(
+        `query($id: UUID!) { memory(id: $id) { id content metadata instruments ${LINKS} ${PROVENANCE} } }`,
+        { id: seeded[1]!.id },
+        fx.operatorToken,
+      );
+    });
+    expect(found.memory).toMatchObject({
+      id: seeded[1]!.id,
+      instruments: ['ETH', 'BTC'],
+      links: [{ targetMemoryId: seeded[0]!.id, linkType: 'supports' }],
+      provenance: { runId: analysis.runId, kind: 'ANALYSIS', runStatus: 'RUNNING' },
+    });
+    expect(trips).toMatchInlineSnapshot(`
+      {
+        "count": 2,
+        "statements": [
+          "sql: SELECT id, agentId, revokedAt FROM OperatorToken WHERE tokenHash = $",
+          "sql: WITH record SELECT m.*, ARRAY(SELECT t.instrumentId FROM MemoryTarget t WHERE t.memoryId = m.id ORDER BY t.position) AS instruments, (SELECT coalesce(json_agg(json_build_object('linkType', l.lin…",
         ],
       }
     `);
@@ -195,14 +217,11 @@ describe('round trips', () => {
     expect(context.learnings).toHaveLength(1);
     expect(trips).toMatchInlineSnapshot(`
       {
-        "count": 6,
+        "count": 3,
         "statements": [
           "sql: SELECT r.id, r.agentId, r.producerId, p.name AS producerName, r.kind, r.schedule, r.evidenceBoundary, r.status FROM Run r JOIN Producer p ON p.id = r.producerId WHERE r.tokenHash = $",
-          "prisma: SELECT id, sourceRunId, content FROM Memory WHERE (agentId = $ AND type = $ AND createdAt <= $ AND (scope = CAST($::text AS MemoryScope) OR EXISTS(SELECT t0.memoryId FROM MemoryTarget AS t0 W…",
+          "sql: WITH learnings SELECT m.*, ARRAY(SELECT t.instrumentId FROM MemoryTarget t WHERE t.memoryId = m.id ORDER BY t.position) AS instruments, r.id AS run_id, r.producerId AS run_producer_id, r.kind AS…",
           "prisma: WITH RECURSIVE instrument_group, agent_group, picked, producer, row, run SELECT json_agg(json_build_object( 'id', m.id, 'producerId', m.producerId, 'type', m.type, 'scope', m.scope, 'createdA…",
-          "prisma: SELECT memoryId, position, instrumentId FROM MemoryTarget WHERE memoryId IN ($…) ORDER BY position ASC OFFSET $",
-          "prisma: SELECT id, producerId, kind::text, schedule, evidenceBoundary, status::text FROM Run WHERE id IN ($…) OFFSET $",
-          "prisma: SELECT id, name FROM Producer WHERE id IN ($…) OFFSET $",
         ],
       }
     `);
@@ -275,13 +294,9 @@ describe('round trips', () => {
     for (const subscriber of subscribers) await subscriber.stop();
     expect(trips).toMatchInlineSnapshot(`
       {
-        "count": 5,
+        "count": 1,
         "statements": [
-          "prisma: SELECT id, sourceRunId, type FROM Memory WHERE (id = $ AND 1=1) LIMIT $ OFFSET $",
-          "prisma: SELECT memoryId, position, instrumentId FROM MemoryTarget WHERE memoryId = $ ORDER BY position ASC OFFSET $",
-          "prisma: SELECT memoryId, position, linkType, targetMemoryId FROM MemoryLink WHERE memoryId = $ ORDER BY position ASC OFFSET $",
-          "prisma: SELECT id, producerId, kind::text, schedule, evidenceBoundary, status::text FROM Run WHERE id = $ OFFSET $",
-          "prisma: SELECT id, name FROM Producer WHERE id IN ($…) OFFSET $",
+          "sql: WITH record SELECT m.*, ARRAY(SELECT t.instrumentId FROM MemoryTarget t WHERE t.memoryId = m.id ORDER BY t.position) AS instruments, (SELECT coalesce(json_agg(json_build_object('linkType', l.lin…",
         ],
       }
     `);
@@ -306,22 +321,14 @@ describe('round trips', () => {
     await stop();
     expect(trips).toMatchInlineSnapshot(`
       {
-        "count": 14,
+        "count": 6,
         "statements": [
           "sql: SELECT id, agentId, revokedAt FROM OperatorToken WHERE tokenHash = $",
           "prisma: SELECT MIN(seq) AS _min$seq FROM (SELECT seq FROM Memory WHERE (agentId = $ AND createdAt >= $ AND (createdAt > $ OR (createdAt = $ AND id > $))) OFFSET $) AS sub",
           "prisma: SELECT id, lastSeq FROM Agent WHERE (id = $ AND 1=1) LIMIT $ OFFSET $",
           "prisma: SELECT id, type, createdAt, seq FROM Memory WHERE (agentId = $ AND type IN ($…) AND seq > $ AND seq <= $) ORDER BY seq ASC LIMIT $ OFFSET $",
-          "prisma: SELECT id, sourceRunId, type FROM Memory WHERE (id = $ AND 1=1) LIMIT $ OFFSET $",
-          "prisma: SELECT memoryId, position, instrumentId FROM MemoryTarget WHERE memoryId = $ ORDER BY position ASC OFFSET $",
-          "prisma: SELECT memoryId, position, linkType, targetMemoryId FROM MemoryLink WHERE memoryId = $ ORDER BY position ASC OFFSET $",
-          "prisma: SELECT id, producerId, kind::text, schedule, evidenceBoundary, status::text FROM Run WHERE id = $ OFFSET $",
-          "prisma: SELECT id, name FROM Producer WHERE id IN ($…) OFFSET $",
-          "prisma: SELECT id, sourceRunId, type FROM Memory WHERE (id = $ AND 1=1) LIMIT $ OFFSET $",
-          "prisma: SELECT memoryId, position, instrumentId FROM MemoryTarget WHERE memoryId = $ ORDER BY position ASC OFFSET $",
-          "prisma: SELECT memoryId, position, linkType, targetMemoryId FROM MemoryLink WHERE memoryId = $ ORDER BY position ASC OFFSET $",
-          "prisma: SELECT id, producerId, kind::text, schedule, evidenceBoundary, status::text FROM Run WHERE id = $ OFFSET $",
-          "prisma: SELECT id, name FROM Producer WHERE id IN ($…) OFFSET $",
+          "sql: WITH record SELECT m.*, ARRAY(SELECT t.instrumentId FROM MemoryTarget t WHERE t.memoryId = m.id ORDER BY t.position) AS instruments, (SELECT coalesce(json_agg(json_build_object('linkType', l.lin…",
+          "sql: WITH record SELECT m.*, ARRAY(SELECT t.instrumentId FROM MemoryTarget t WHERE t.memoryId = m.id ORDER BY t.position) AS instruments, (SELECT coalesce(json_agg(json_build_object('linkType', l.lin…",
         ],
       }
     `);

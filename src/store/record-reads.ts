@@ -1,0 +1,69 @@
+// Memory records by id, by ids and as learnings (C10), each in ONE named statement with what the
+// selection needs (./record-rows.ts), instead of a Prisma statement per relation (issue 14 item 2).
+import { AGENT_LEARNINGS } from '../domain/write-validation.js';
+import type { Sql } from './db.js';
+import { loadRecords, type LoadedRecord, type RecordNeeds } from './record-rows.js';
+import { LEARNINGS_LIMIT, type ContextQuery } from './trading-context.js';
+
+/** Who may read a record by id (agent, producer, type); an absent key does not restrict. */
+export interface RecordReadFilter {
+  agentId?: string;
+  producerId?: string;
+  type?: string;
+}
+
+/** One record by id with what `needs` asks for, in one named statement; null when none is readable. */
+export async function findRecord(
+  sql: Sql,
+  id: string,
+  needs: RecordNeeds,
+  readable: RecordReadFilter = {},
+): Promise<LoadedRecord | null> {
+  const values: unknown[] = [id];
+  const where = ['m.id = $1'];
+  const restrict = (['agentId', 'producerId', 'type'] as const).map((column) => {
+    const value = readable[column];
+    if (value === undefined) return '0';
+    where.push(`m."${column}" = $${values.push(value)}`);
+    return '1';
+  });
+  const query = { name: 'record', where: where.join(' AND '), order: '', limit: '' } as const;
+  const [record] = await loadRecords(sql, needs, query, values, restrict.join(''));
+  return record ?? null;
+}
+
+/** The records of `agentId` among `ids`, in the order of `ids` (each once); unknown ids are skipped. */
+export async function findRecordsByIds(
+  sql: Sql,
+  agentId: string,
+  ids: string[],
+  needs: RecordNeeds,
+): Promise<LoadedRecord[]> {
+  if (ids.length === 0) return [];
+  const query = {
+    name: 'record',
+    where: 'm.id = ANY($1::uuid[]) AND m."agentId" = $2',
+    order: '',
+    limit: '',
+  } as const;
+  const records = await loadRecords(sql, needs, query, [ids, agentId], 'ids');
+  const byId = new Map(records.map((record) => [record.id, record]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** C10: the agent's learnings (any writer kind), agent-wide or targeting the instrument, as of `at`, newest first. */
+export async function listLearnings(
+  sql: Sql,
+  query: ContextQuery,
+  needs: RecordNeeds,
+): Promise<LoadedRecord[]> {
+  const learnings = {
+    name: 'learnings',
+    where: `m."agentId" = $1 AND m.type = $2 AND m."createdAt" <= $3 AND (m.scope = 'AGENT' OR EXISTS (
+      SELECT 1 FROM "MemoryTarget" t WHERE t."memoryId" = m.id AND t."instrumentId" = $4))`,
+    order: 'ORDER BY m."createdAt" DESC, m.id DESC',
+    limit: `LIMIT ${LEARNINGS_LIMIT}`,
+  } as const;
+  const values = [query.agentId, AGENT_LEARNINGS, query.at, query.instrument];
+  return loadRecords(sql, needs, learnings, values, 'c10');
+}
