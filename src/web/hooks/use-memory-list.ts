@@ -87,16 +87,26 @@ function useFirstPage(
   }, [key, client, reloads]);
 }
 
-/** Keyboard users land on the first record of the page they just loaded: set the ref to its id. */
-function useFocusAfterRender(edges: readonly MemoryEdge[]): { current: string | null } {
-  const focusAfterRender = useRef<string | null>(null);
+/**
+ * Keyboard users land on the first record of the page they just loaded. The wish is kept until that
+ * record is rendered — it may already be shown (a live record got there first, so the list does not
+ * change) or arrive a render later.
+ */
+function useFocusAfterRender(edges: readonly MemoryEdge[]): (id: string | null) => void {
+  const pending = useRef<string | null>(null);
+  const [requests, setRequests] = useState(0);
   useEffect(() => {
-    const id = focusAfterRender.current;
+    const id = pending.current;
     if (!id) return;
-    focusAfterRender.current = null;
-    document.getElementById(recordElementId(id))?.focus();
-  }, [edges]);
-  return focusAfterRender;
+    const element = document.getElementById(recordElementId(id));
+    if (!element) return;
+    pending.current = null;
+    element.focus();
+  }, [edges, requests]);
+  return useCallback((id: string | null) => {
+    pending.current = id;
+    setRequests((count) => count + 1);
+  }, []);
 }
 
 export function useMemoryList(options: MemoryListOptions): MemoryList {
@@ -120,8 +130,8 @@ export function useMemoryList(options: MemoryListOptions): MemoryList {
         after: current.endCursor,
       });
       if (listRef.current.key !== current.key) return;
-      focusAfterRender.current = data.memories.edges[0]?.node.id ?? null;
       setList((state) => withOlderPage(state, data.memories));
+      focusAfterRender(data.memories.edges[0]?.node.id ?? null);
       announce(`Loaded ${data.memories.edges.length} older records`);
     } catch (error) {
       if (failed(error)) return;
