@@ -1,7 +1,7 @@
 // The shown list as plain data and the pure steps that change it: first page, older page (B4), live and
 // catch-up merges (B5) — kept out of the hooks so each step is a unit test.
 import type { MemoryConnection, MemoryEdge, MemoryFilter, ResolvedWindow } from './queries.js';
-import { matchesFilter, mergeEdges } from './records.js';
+import { compareEdges, matchesFilter, mergeEdges } from './records.js';
 
 export interface ListState {
   status: 'loading' | 'ready' | 'error';
@@ -69,7 +69,12 @@ export function acceptsLiveEdge(
 
 /** B5: a live record joins the list of its own filter only (a late event of an old filter is dropped). */
 export function withLiveEdge(state: ListState, listKey: string, edge: MemoryEdge): ListState {
-  return state.key === listKey ? { ...state, edges: mergeEdges(state.edges, [edge]) } : state;
+  if (state.key !== listKey) return state;
+  // B4: the list is a newest-first prefix. A record older than its last one while older pages remain
+  // (resume is in commit order, L2: it can deliver a record committed late) is "Load older"'s.
+  const oldest = state.edges.at(-1);
+  if (state.hasNextPage && oldest && compareEdges(edge, oldest) > 0) return state;
+  return { ...state, edges: mergeEdges(state.edges, [edge]) };
 }
 
 /**

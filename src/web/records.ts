@@ -2,7 +2,8 @@
 import type { Memory, MemoryEdge, MemoryFilter, ResolvedWindow } from './queries.js';
 
 /** Newest first; equal instants ⇒ greater id first (the server's keyset order). */
-function compareEdges(a: MemoryEdge, b: MemoryEdge): number {
+/** Newest first; equal instants by id, greater first. */
+export function compareEdges(a: MemoryEdge, b: MemoryEdge): number {
   const byTime = Date.parse(b.node.createdAt) - Date.parse(a.node.createdAt);
   if (byTime !== 0) return byTime;
   return a.node.id < b.node.id ? 1 : a.node.id > b.node.id ? -1 : 0;

@@ -75,6 +75,14 @@ describe('the shown list (B4, B5, L2)', () => {
     expect(acceptsLiveEdge(shown, 'k', EMA, edge('x', 0, 'news'))).toBe(false);
   });
 
+  it('B4/L2: a live record older than the last shown one, while older pages remain, is left to "Load older"', () => {
+    const shown = firstPageList('k', EMA, page([edge('a', 2), edge('b', 3)], true));
+    expect(withLiveEdge(shown, 'k', edge('old', 9))).toBe(shown);
+    expect(ids(withLiveEdge(shown, 'k', edge('mid', 2.5)))).toEqual(['a', 'mid', 'b']);
+    const complete = firstPageList('k', EMA, page([edge('a', 2), edge('b', 3)], false));
+    expect(ids(withLiveEdge(complete, 'k', edge('old', 9)))).toEqual(['a', 'b', 'old']);
+  });
+
   it('B5: a late live record of a previous filter leaves the new list as it is', () => {
     const shown = firstPageList('new', EMA, page([edge('a', 2)], false));
     expect(acceptsLiveEdge(shown, 'old', EMA, edge('n', 0))).toBe(false);
