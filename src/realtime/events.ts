@@ -23,10 +23,10 @@ export interface CommittedMemory {
 
 export type MemoryAddedListener = (event: MemoryAddedEvent) => void;
 /**
- * Events of records created since `since` may have been missed (the cross-instance link was down);
- * a subscriber catches up from the last seq it delivered (L2), which covers that instant.
+ * Events may have been missed (the cross-instance link was down): the listener catches up from the
+ * last seq it passed (L2), whenever the lost ones were written.
  */
-export type GapListener = (since: Date) => void;
+export type GapListener = () => void;
 
 export interface MemoryEvents {
   /** Call only after the write committed. */

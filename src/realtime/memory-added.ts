@@ -1,24 +1,20 @@
-// memoryAdded (L1, L2): subscribe to live events FIRST, then replay what the client missed after its
-// cursor, then continue live — all in seq order, the agent's commit order (see insertMemory). The
-// stream remembers the last seq it has passed (every record of the agent, matching or not): a live
-// event at or below it is a duplicate; one beyond the next is held until the missing ones arrive,
-// and read from the database (committed rows only) if they do not within GAP_WAIT_MS — so delivery
-// never skips a record, never repeats one, and never reorders two.
-// The stream is a Repeater, so a client that unsubscribes while nothing arrives releases its
-// listener at once (an async generator would wait for the next event before running `finally`).
+// memoryAdded (L1, L2): join the agent's feed FIRST (agent-feed.ts: every record once, in seq order,
+// the agent's commit order), then replay what the client missed after its cursor up to where the
+// feed stood when it joined, then continue with the feed — so delivery never skips a record, never
+// repeats one, and never reorders two. Live records that arrive during the replay wait in a bounded
+// buffer. A subscriber is a synchronous callback of the feed: no async pipeline per subscriber.
 import { Repeater } from 'graphql-yoga';
 import type { Metrics } from '../metrics.js';
 import { SessionRevokedError, SlowConsumerError } from '../domain/errors.js';
 import type { Database } from '../store/db.js';
 import { matchesFilter, type ResolvedFilter } from '../domain/memory-filter.js';
-import { committedSeq, listMemoriesInSeqRange, type SequencedMemory } from '../store/browse.js';
-import type { MemoryAddedEvent, MemoryEvents } from './events.js';
+import { listMemoriesInSeqRange } from '../store/browse.js';
+import { feedsOf, type FeedMember, type FeedRecord } from './agent-feed.js';
+import type { MemoryEvents } from './events.js';
 
 export const REPLAY_PAGE_SIZE = 200;
-/** Undelivered live events one subscription may hold before it is ended as a slow consumer. */
+/** Undelivered live records one subscription may hold before it is ended as a slow consumer. */
 export const MAX_PENDING_EVENTS = 1000;
-/** How long an event waits for the events of earlier seqs before they are read from the database. */
-export const GAP_WAIT_MS = 50;
 
 export interface AddedRecord {
   id: string;
@@ -42,194 +38,181 @@ export interface MemoryAddedOptions {
   metrics?: Metrics;
 }
 
-/** Matching records of `agentId` in commit order: the replay after `after`, then live ones. */
-export function memoryAddedStream(options: MemoryAddedOptions): Repeater<AddedRecord> {
-  return new Repeater<AddedRecord>(async (push, stop) => {
-    const ended = new AbortController();
-    void stop.then(() => ended.abort());
+/** Where a subscription's records go, synchronously and in order. */
+export interface AddedSink {
+  next(record: AddedRecord): void;
+  /** The subscription ended: stopped by its consumer (no error), or failed, revoked, too slow. */
+  end(error?: unknown): void;
+}
+
+const noop = () => {};
+
+/** One subscription: a member of its agent's feed that replays, buffers, filters and passes on. */
+class Subscription implements FeedMember {
+  private phase: 'starting' | 'replaying' | 'live' | 'ended' = 'starting';
+  /** Every record of the agent up to this seq has been passed (delivered when it matched). */
+  private last = 0;
+  private readonly buffered: FeedRecord[] = [];
+  private leave = noop;
+  private readonly stopWatching: () => void;
+
+  constructor(
+    private readonly options: MemoryAddedOptions,
+    private readonly sink: AddedSink,
+  ) {
+    this.stopWatching = options.watchToken?.(() => this.end(new SessionRevokedError())) ?? (() => {});
+  }
+
+  async start(): Promise<void> {
+    const { options } = this;
     try {
-      for await (const record of records(options, ended.signal)) {
-        if (ended.signal.aborted) break;
-        await push(record);
+      const joined = await feedsOf(options.db, options.events).join(options.agentId, this);
+      if (this.ended) return joined.leave();
+      this.leave = joined.leave;
+      // Open from here on: joined to the feed, every later record will reach it.
+      options.metrics?.subscriptions.inc();
+      if (options.afterSeq === null) this.last = joined.from;
+      else {
+        this.phase = 'replaying';
+        this.last = options.afterSeq;
+        await this.replay(joined.from);
+      }
+      if (this.ended) return;
+      for (const record of this.buffered) this.pass(record);
+      this.buffered.length = 0;
+      this.phase = 'live';
+    } catch (error) {
+      this.end(error);
+    }
+  }
+
+  private get ended(): boolean {
+    return this.phase === 'ended';
+  }
+
+  onRecord(record: FeedRecord): void {
+    if (this.phase === 'live') return this.pass(record);
+    if (this.phase === 'ended') return;
+    this.buffered.push(record);
+    if (this.buffered.length > (this.options.maxPending ?? MAX_PENDING_EVENTS))
+      this.end(new SlowConsumerError(MAX_PENDING_EVENTS));
+  }
+
+  onFail(error: unknown): void {
+    this.end(error);
+  }
+
+  /** Ends the subscription (`error` undefined: its consumer stopped it). */
+  end(error?: unknown): void {
+    if (this.phase === 'ended') return;
+    this.phase = 'ended';
+    const joined = this.leave !== noop;
+    this.leave();
+    this.stopWatching();
+    const { metrics } = this.options;
+    if (joined) metrics?.subscriptions.dec();
+    if (error instanceof SlowConsumerError) metrics?.drops.inc({ reason: 'slow_consumer' });
+    if (error instanceof SessionRevokedError) metrics?.drops.inc({ reason: 'revoked' });
+    this.sink.end(error);
+  }
+
+  private pass(record: FeedRecord): void {
+    if (record.seq <= this.last) return;
+    this.last = record.seq;
+    if (!matchesFilter(record, this.options.filter)) return;
+    this.options.metrics?.deliveries.inc({ source: 'live' });
+    this.sink.next({ id: record.id, createdAt: record.createdAt, seq: record.seq });
+  }
+
+  /** L2: the matching records with last < seq <= upTo, read from the database in seq order; then last = upTo. */
+  private async replay(upTo: number): Promise<void> {
+    const { options } = this;
+    for (;;) {
+      const range = { afterSeq: this.last, upToSeq: upTo };
+      const page = await listMemoriesInSeqRange(
+        options.db,
+        options.agentId,
+        options.filter,
+        range,
+        REPLAY_PAGE_SIZE,
+      );
+      for (const record of page) {
+        // S6: a revoked token stops receiving mid-replay too, not only between live records.
+        if (this.ended) return;
+        this.last = record.seq;
+        options.metrics?.deliveries.inc({ source: 'replay' });
+        this.sink.next({ id: record.id, createdAt: record.createdAt, seq: record.seq });
+      }
+      if (page.length < REPLAY_PAGE_SIZE) break;
+    }
+    if (upTo > this.last) this.last = upTo;
+  }
+}
+
+/**
+ * Matching records of `agentId` in commit order, to `sink`: the replay after `afterSeq`, then live
+ * ones. Returns how to end it (with an error for the sink, or none when its consumer stopped).
+ */
+export function subscribeMemoryAdded(
+  options: MemoryAddedOptions,
+  sink: AddedSink,
+): (error?: unknown) => void {
+  const subscription = new Subscription(options, sink);
+  void subscription.start();
+  return (error) => subscription.end(error);
+}
+
+/**
+ * The subscription's source as graphql-js and Yoga see it (an async iterable, used over SSE); the
+ * WebSocket fan-out (fanout.ts) subscribes with a synchronous sink instead.
+ */
+export class MemoryAddedSource implements AsyncIterable<AddedRecord> {
+  constructor(readonly options: MemoryAddedOptions) {}
+
+  subscribe(sink: AddedSink): (error?: unknown) => void {
+    return subscribeMemoryAdded(this.options, sink);
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<AddedRecord> {
+    return memoryAddedStream(this.options);
+  }
+}
+
+/**
+ * The records as an async iterator; a consumer that falls more than maxPending records behind is
+ * ended with SLOW_CONSUMER. A Repeater, so returning it while nothing arrives ends it at once.
+ */
+export function memoryAddedStream(options: MemoryAddedOptions): Repeater<AddedRecord> {
+  const maxPending = options.maxPending ?? MAX_PENDING_EVENTS;
+  return new Repeater<AddedRecord>(async (push, stop) => {
+    const queue: AddedRecord[] = [];
+    const state: { failure: { error: unknown } | null; ended: boolean } = { failure: null, ended: false };
+    let wake = () => {};
+    const unsubscribe = subscribeMemoryAdded(options, {
+      next(record) {
+        queue.push(record);
+        if (queue.length > maxPending) unsubscribe(new SlowConsumerError(MAX_PENDING_EVENTS));
+        wake();
+      },
+      end(error) {
+        state.ended = true;
+        if (error !== undefined) state.failure ??= { error };
+        wake();
+      },
+    });
+    void stop.then(() => unsubscribe());
+    try {
+      for (;;) {
+        // An error ends the stream at once: the consumer resumes from the last record it received.
+        if (state.failure) throw state.failure.error;
+        const record = queue.shift();
+        if (record) await push(record);
+        else if (state.ended) break;
+        else await new Promise<void>((resolve) => (wake = resolve));
       }
       stop();
     } catch (error) {
       stop(error);
     }
   });
-}
-
-/** Live events of one agent, queued (bounded) from before the replay starts, so none is missed meanwhile. */
-class LiveQueue {
-  private readonly pending: MemoryAddedEvent[] = [];
-  private waiting: (() => void) | null = null;
-  private gapSince: Date | null = null;
-  overflow = false;
-  readonly close: () => void;
-
-  constructor(events: MemoryEvents, agentId: string, maxPending: number) {
-    this.close = events.listen(
-      agentId,
-      (event) => {
-        if (this.pending.length >= maxPending) this.overflow = true;
-        else this.pending.push(event);
-        this.notify();
-      },
-      (since) => {
-        if (!this.gapSince || since < this.gapSince) this.gapSince = since;
-        this.notify();
-      },
-    );
-  }
-
-  readonly notify = (): void => this.waiting?.();
-  next(): MemoryAddedEvent | undefined {
-    return this.pending.shift();
-  }
-  /** L3: the instant since which live events may have been lost (the link was down), once. */
-  takeGap(): Date | null {
-    const since = this.gapSince;
-    this.gapSince = null;
-    return since;
-  }
-  /** Until an event, a gap or an end arrives, or `ms` have passed. */
-  async wait(ms?: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    await new Promise<void>((resolve) => {
-      this.waiting = resolve;
-      if (ms !== undefined) timer = setTimeout(resolve, ms);
-    });
-    clearTimeout(timer);
-    this.waiting = null;
-  }
-  get size(): number {
-    return this.pending.length;
-  }
-}
-
-interface Delivery {
-  options: MemoryAddedOptions;
-  ended: AbortSignal;
-  /** Every record of the agent up to this seq has been passed (delivered when it matched). */
-  last: number;
-  /** Live events beyond last + 1, by seq, waiting for the ones before them. */
-  held: Map<number, MemoryAddedEvent>;
-  /** When the oldest gap in `held` is read from the database instead of awaited. */
-  gapDeadline: number;
-  /** Throws when the token stopped authenticating (S6). */
-  checkRevoked: () => void;
-}
-
-/** L2: the matching records with last < seq <= upTo, read from the database in seq order; then last = upTo. */
-async function* replayTo(delivery: Delivery, upTo: number): AsyncGenerator<AddedRecord> {
-  const { options, ended } = delivery;
-  let page: SequencedMemory[];
-  do {
-    const range = { afterSeq: delivery.last, upToSeq: upTo };
-    page = await listMemoriesInSeqRange(options.db, options.agentId, options.filter, range, REPLAY_PAGE_SIZE);
-    for (const record of page) {
-      // S6: a revoked token stops receiving mid-replay too, not only between live records.
-      if (ended.aborted) return;
-      delivery.checkRevoked();
-      delivery.last = record.seq;
-      options.metrics?.deliveries.inc({ source: 'replay' });
-      yield { id: record.id, createdAt: record.createdAt, seq: record.seq };
-    }
-  } while (page.length === REPLAY_PAGE_SIZE);
-  if (upTo > delivery.last) delivery.last = upTo;
-  for (const seq of delivery.held.keys()) if (seq <= delivery.last) delivery.held.delete(seq);
-}
-
-/** The held live events that continue `last` without a gap, in seq order, those matching (L1) as deliveries. */
-function* releaseHeld(delivery: Delivery): Generator<AddedRecord> {
-  for (
-    let event = delivery.held.get(delivery.last + 1);
-    event;
-    event = delivery.held.get(delivery.last + 1)
-  ) {
-    delivery.held.delete(event.seq);
-    delivery.last = event.seq;
-    const record = { id: event.id, type: event.type, createdAt: new Date(event.createdAt), seq: event.seq };
-    if (!matchesFilter(record, delivery.options.filter)) continue;
-    delivery.options.metrics?.deliveries.inc({ source: 'live' });
-    yield { id: record.id, createdAt: record.createdAt, seq: record.seq };
-  }
-}
-
-/** Takes a live event: drops a duplicate, holds it in seq order, starts the gap clock when one opens. */
-function hold(delivery: Delivery, event: MemoryAddedEvent): void {
-  if (event.seq <= delivery.last) return;
-  if (delivery.held.size === 0) delivery.gapDeadline = Date.now() + GAP_WAIT_MS;
-  delivery.held.set(event.seq, event);
-}
-
-/** The smallest held seq (the held map is small: events that arrived within one GAP_WAIT_MS). */
-function firstHeld(delivery: Delivery): number {
-  let first = Infinity;
-  for (const seq of delivery.held.keys()) if (seq < first) first = seq;
-  return first;
-}
-
-async function* records(options: MemoryAddedOptions, ended: AbortSignal): AsyncGenerator<AddedRecord> {
-  const { metrics } = options;
-  const maxPending = options.maxPending ?? MAX_PENDING_EVENTS;
-  const revoked = new AbortController();
-  const stopWatching = options.watchToken?.(() => revoked.abort()) ?? (() => {});
-  const queue = new LiveQueue(options.events, options.agentId, maxPending);
-  revoked.signal.addEventListener('abort', queue.notify);
-  ended.addEventListener('abort', queue.notify);
-  metrics?.subscriptions.inc();
-  const delivery: Delivery = {
-    options,
-    ended,
-    last: 0,
-    held: new Map(),
-    gapDeadline: 0,
-    checkRevoked: () => {
-      if (!revoked.signal.aborted) return;
-      metrics?.drops.inc({ reason: 'revoked' });
-      throw new SessionRevokedError();
-    },
-  };
-  try {
-    // Listening already: whatever commits above this seq arrives live (or is read at a gap).
-    const committed = await committedSeq(options.db, options.agentId);
-    if (options.afterSeq === null) delivery.last = committed;
-    else {
-      delivery.last = options.afterSeq;
-      yield* replayTo(delivery, committed);
-    }
-    for (;;) {
-      if (ended.aborted) return;
-      delivery.checkRevoked();
-      if (queue.overflow || delivery.held.size >= maxPending) {
-        metrics?.drops.inc({ reason: 'slow_consumer' });
-        throw new SlowConsumerError(MAX_PENDING_EVENTS);
-      }
-      if (queue.takeGap()) {
-        // Live events may have been lost (L3 link down): the database has them all (L2), and a
-        // catch-up never reaches behind where this subscription started (it continues from `last`).
-        yield* replayTo(delivery, await committedSeq(options.db, options.agentId));
-        continue;
-      }
-      const event = queue.next();
-      if (event) {
-        hold(delivery, event);
-        yield* releaseHeld(delivery);
-      } else if (delivery.held.size === 0) await queue.wait();
-      else if (Date.now() < delivery.gapDeadline) await queue.wait(delivery.gapDeadline - Date.now());
-      else {
-        // The held event committed, so every seq below it has too: read the missing ones.
-        yield* replayTo(delivery, firstHeld(delivery) - 1);
-        yield* releaseHeld(delivery);
-        if (delivery.held.size > 0) delivery.gapDeadline = Date.now() + GAP_WAIT_MS;
-      }
-    }
-  } finally {
-    queue.close();
-    stopWatching();
-    revoked.signal.removeEventListener('abort', queue.notify);
-    ended.removeEventListener('abort', queue.notify);
-    metrics?.subscriptions.dec();
-  }
 }

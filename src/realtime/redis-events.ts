@@ -16,15 +16,16 @@ import {
 const topicOf = (agentId: string) => `memory:added:${agentId}`;
 /** Published by an instance whose publishes failed, once it can publish again: "you may have missed mine". */
 const RESYNC = 'memory:resync';
-/** A catch-up re-reads this much before the outage began: publishes in flight, clocks of other instances. */
-const GAP_MARGIN_MS = 5_000;
 
 interface WireEvent extends MemoryAddedEvent {
   origin: string;
 }
 interface ResyncMessage {
   origin: string;
-  /** Records created from then on may not have been published. */
+  /**
+   * Records created from then on may not have been published. Receivers catch up from their last
+   * seq whatever it says; it stays on the wire for instances of earlier versions, which read it.
+   */
   since: string;
 }
 
@@ -117,15 +118,14 @@ class RedisMemoryEvents implements MemoryEvents {
       return;
     }
     if (event.origin === this.origin) return; // already delivered locally
-    if (channel === RESYNC) return this.signalGap(new Date(event.since));
+    if (channel === RESYNC) return this.signalGap();
     // An instance of an older version sends no seq: its subscribers' catch-up reads the record (L2).
-    if (!Number.isSafeInteger(event.seq)) return this.signalGap(new Date(event.createdAt));
+    if (!Number.isSafeInteger(event.seq)) return this.signalGap();
     void this.local.publishMemoryAdded({ ...event, createdAt: new Date(event.createdAt) });
   }
 
-  private signalGap(since: Date): void {
-    const from = new Date(since.getTime() - GAP_MARGIN_MS);
-    for (const onGap of this.gapListeners) onGap(from);
+  private signalGap(): void {
+    for (const onGap of this.gapListeners) onGap();
   }
 
   private subscribe(channels: string[]): Promise<boolean> {
@@ -153,7 +153,7 @@ class RedisMemoryEvents implements MemoryEvents {
     void this.subscribe([RESYNC, ...this.wanted.keys()]).then((ok) => {
       if (!ok) return;
       this.logger.warn('redis connection restored: subscriptions catch up from the database');
-      this.signalGap(lostAt);
+      this.signalGap();
     });
   }
 

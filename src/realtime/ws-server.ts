@@ -5,7 +5,7 @@ import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionArgs } 
 import type { Context, SubscribePayload } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
-import { WebSocketServer, type ServerOptions as WsOptions } from 'ws';
+import { WebSocketServer, type ServerOptions as WsOptions, type WebSocket } from 'ws';
 import { describeAuthFailure, resolveCaller, type Caller, type CallerResolution } from '../auth/caller.js';
 import { internalError, unauthenticated } from '../auth/errors.js';
 import { bearerToken } from '../auth/tokens.js';
@@ -13,6 +13,7 @@ import type { Database } from '../store/db.js';
 import type { Logger } from '../logger.js';
 import { logError, withBoundedMessage } from '../log-policy.js';
 import type { TokenSessions } from './sessions.js';
+import type { SocketTarget } from './fanout.js';
 import { createSharedSubscribe } from './shared-subscribe.js';
 
 /** WebSocket close codes of this service (graphql-ws uses 44xx for its own). */
@@ -79,6 +80,14 @@ type SocketContext = Context<Record<string, unknown>, Extra & Partial<SocketExtr
 
 interface EnvelopedRoot {
   execute: (args: unknown) => ReturnType<typeof import('graphql').execute>;
+  /** Where a subscription's records are written (fan-out). */
+  target: SocketTarget;
+}
+
+/** A consumer that does not read its socket is cut off instead of growing the server's memory. */
+function cutOffSlowConsumer(socket: WebSocket): void {
+  if (socket.bufferedAmount > MAX_SOCKET_BUFFER_BYTES)
+    socket.close(CLOSE_SLOW_CONSUMER, 'Slow consumer: resubscribe with after=<last cursor>');
 }
 
 const subscriptionIdsOf = (extra: Partial<SocketExtra>) => (extra.subscriptionIds ??= new Set());
@@ -222,7 +231,10 @@ function subscribeHandler(options: WsServerOptions) {
       variableValues: payload.variables,
       contextValue: await enveloped.contextFactory(),
       // Queries and mutations over the socket run through Yoga's plugins; subscriptions through sharedSubscribe.
-      rootValue: { execute: enveloped.execute },
+      rootValue: {
+        execute: enveloped.execute,
+        target: { socket: ctx.extra.socket, id, afterWrite: cutOffSlowConsumer },
+      },
     };
   };
 }
@@ -233,9 +245,12 @@ export function createWsServer(options: WsServerOptions): WsServer {
     path: options.yoga.graphqlEndpoint,
     verifyClient: options.verifyClient, // S2
     maxPayload: MAX_WEBSOCKET_MESSAGE_BYTES,
+    // Compression would cost a deflate per subscriber and message: the fan-out sends shared bytes.
+    perMessageDeflate: false,
   });
   const sharedSubscribe = createSharedSubscribe({
     maskError: options.maskError,
+    targetOf: (args) => (args.rootValue as EnvelopedRoot).target,
     scopeOf: (args) => {
       const caller = (args.contextValue as { caller: Caller | null }).caller;
       if (!caller) return null;
@@ -251,12 +266,7 @@ export function createWsServer(options: WsServerOptions): WsServer {
         ctx.extra.endSession?.();
         if (ctx.extra.countedToken) connections.release(ctx.extra.countedToken);
       },
-      // A consumer that does not read its socket is cut off instead of growing the server's memory.
-      onNext: (ctx) => {
-        if (ctx.extra.socket.bufferedAmount > MAX_SOCKET_BUFFER_BYTES) {
-          ctx.extra.socket.close(CLOSE_SLOW_CONSUMER, 'Slow consumer: resubscribe with after=<last cursor>');
-        }
-      },
+      onNext: (ctx) => cutOffSlowConsumer(ctx.extra.socket),
       execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
       subscribe: (args) => sharedSubscribe(args),
       onSubscribe: subscribeHandler(options),

@@ -4,7 +4,7 @@ import { agentForRead } from '../auth/access.js';
 import { InputError } from '../domain/errors.js';
 import { parseAfterCursor, resolveFilter } from '../domain/memory-filter.js';
 import { encodeCursor } from '../domain/cursor.js';
-import { memoryAddedStream } from '../realtime/memory-added.js';
+import { MemoryAddedSource } from '../realtime/memory-added.js';
 import type { Database } from '../store/db.js';
 import { seqBeforePosition } from '../store/browse.js';
 import { findRecord } from '../store/record-reads.js';
@@ -41,7 +41,7 @@ builder.subscriptionField('memoryAdded', (t) =>
       const filter = resolveFilter(args.filter, ctx.now());
       const afterSeq = args.after ? await resumeSeq(ctx.db, agentId, args.after) : null;
       const { caller } = ctx;
-      return memoryAddedStream({
+      return new MemoryAddedSource({
         db: ctx.db,
         events: ctx.events,
         agentId,

@@ -7,7 +7,7 @@ import { memoryAddedStream, type AddedRecord } from '../../src/realtime/memory-a
 import { createAgentFixture, startHarness, startRun, writeOk, type Harness } from '../support/harness.js';
 
 /** In-process events whose publishes can be dropped (as while Redis is away) and that can signal a gap. */
-function lossyEvents(): MemoryEvents & { dropping: boolean; gap(since: Date): void } {
+function lossyEvents(): MemoryEvents & { dropping: boolean; gap(): void } {
   const inner = createMemoryEvents();
   const gapListeners = new Set<GapListener>();
   return {
@@ -23,8 +23,8 @@ function lossyEvents(): MemoryEvents & { dropping: boolean; gap(since: Date): vo
         if (onGap) gapListeners.delete(onGap);
       };
     },
-    gap(since) {
-      for (const onGap of gapListeners) onGap(since);
+    gap() {
+      for (const onGap of gapListeners) onGap();
     },
     close: () => inner.close(),
   };
@@ -76,7 +76,7 @@ describe('catch-up after a gap (L2, L3)', () => {
     events.dropping = false;
     // The gap reaches back before the subscription: it continues from the last seq it passed, so the
     // older record stays out and the live one is not repeated.
-    events.gap(new Date(Date.now() - 60_000));
+    events.gap();
     expect(await take(stream, 2)).toEqual(lost);
 
     // Lost events, then a later one: its seq shows the gap, the missing records come first (commit order).
@@ -85,7 +85,7 @@ describe('catch-up after a gap (L2, L3)', () => {
     events.dropping = false;
     const afterwards = await write('live again');
     expect(await take(stream, 3)).toEqual([...lostAgain, afterwards]);
-    events.gap(new Date(Date.now() - 60_000));
+    events.gap();
     const last = await write('after the catch-up');
     expect(await take(stream, 1)).toEqual([last]);
     await stream.return(undefined);

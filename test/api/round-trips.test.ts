@@ -3,7 +3,6 @@
 // `npx vitest run test/api/round-trips.test.ts -u` rewrites the snapshots and the diff shows how.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/domain/cursor.js';
-import { createMemoryEvents, type MemoryEvents } from '../../src/realtime/events.js';
 import { builder } from '../../src/schema/builder.js';
 import { checkUnusedQueries } from '../../src/schema/unused-query-check.js';
 import {
@@ -17,34 +16,7 @@ import {
 } from '../support/harness.js';
 import { StatementRecorder } from '../support/statement-recorder.js';
 
-/** In-process events that tell when a subscription has started listening (so nothing is timed). */
-function observedEvents(): MemoryEvents & { listening(count: number): Promise<void> } {
-  const inner = createMemoryEvents();
-  let listeners = 0;
-  const waiting = new Set<{ count: number; resolve: () => void }>();
-  return {
-    publishMemoryAdded: (memory) => inner.publishMemoryAdded(memory),
-    listen(agentId, listener, onGap) {
-      const stop = inner.listen(agentId, listener, onGap);
-      listeners++;
-      for (const waiter of waiting) {
-        if (listeners < waiter.count) continue;
-        waiting.delete(waiter);
-        waiter.resolve();
-      }
-      return () => {
-        listeners--;
-        stop();
-      };
-    },
-    listening: (count) =>
-      listeners >= count ? Promise.resolve() : new Promise((resolve) => waiting.add({ count, resolve })),
-    close: () => inner.close(),
-  };
-}
-
 const recorder = new StatementRecorder();
-const events = observedEvents();
 let h: Harness;
 let fx: AgentFixture;
 let analysis: { runId: string; token: string };
@@ -54,7 +26,7 @@ let seeded: Record<string, any>[];
 beforeAll(async () => {
   // The periodic L4 token check of open subscriptions is one statement per interval, not per
   // operation: it must not fire inside a recording.
-  h = await startHarness({ recorder, events, sessionCheckMs: 3_600_000 });
+  h = await startHarness({ recorder, sessionCheckMs: 3_600_000 });
   h.clock.set('2026-03-02T10:00:00Z');
   fx = await createAgentFixture(h, { instruments: ['BTC', 'ETH'] });
   analysis = await startRun(h, fx.producers.adhoc!.id);
@@ -99,6 +71,16 @@ const PROVENANCE = 'provenance { runId producerName kind runStatus }';
 const LINKS = 'links { linkType targetMemoryId }';
 
 /** A memoryAdded subscriber over SSE through `yoga.fetch`: its edges as they arrive. */
+/** Until `count` subscriptions have joined their agent's feed (memory_subscriptions_open), polled for at most 5 s. */
+async function openSubscriptions(count: number): Promise<void> {
+  for (let tries = 0; tries < 100; tries++) {
+    const text = await (await h.fetch('/metrics')).text();
+    if (new RegExp(`^memory_subscriptions_open ${count}$`, 'm').test(text)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${count} subscriptions did not open within 5 s`);
+}
+
 async function subscribe(token: string, variables: Record<string, unknown> = {}) {
   const response = await h.fetch('/graphql', {
     method: 'POST',
@@ -276,7 +258,7 @@ describe('round trips', () => {
 
   it('L1: round trips of one event delivered to two subscribers of the same selection', async () => {
     const subscribers = [await subscribe(fx.operatorToken), await subscribe(fx.operatorToken)];
-    await events.listening(2);
+    await openSubscriptions(2);
     const record = seeded[1]!;
     // Announced as the next record of the agent: a seq at or below the committed one is a duplicate (L2).
     const { lastSeq } = await h.db.prisma.agent.findUniqueOrThrow({ where: { id: fx.agentId } });

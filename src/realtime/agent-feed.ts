@@ -1,0 +1,187 @@
+// One ordered feed of an agent's records per process, shared by all its subscribers (L2): the
+// events of its records in seq order (the agent's commit order), each once, with no gap. An event
+// that overtakes an earlier seq is held until the earlier ones arrive, and read from the database
+// (committed rows only) if they do not within GAP_WAIT_MS; after a lost cross-instance link (L3)
+// the feed reads everything committed since. Ordering is done once per agent here, so a delivery
+// to each subscriber is a synchronous call, not an async pipeline per subscriber.
+import type { Database } from '../store/db.js';
+import { committedSeq, listMemoriesInSeqRange } from '../store/browse.js';
+import type { MemoryAddedEvent, MemoryEvents } from './events.js';
+
+/** How long an event waits for the events of earlier seqs before they are read from the database. */
+export const GAP_WAIT_MS = 50;
+/** Rows per read when the feed fills a gap from the database. */
+const FILL_PAGE_SIZE = 500;
+const EVERY_RECORD = { types: null, window: null };
+
+/** One record of the agent, in commit order. */
+export interface FeedRecord {
+  id: string;
+  type: string;
+  createdAt: Date;
+  seq: number;
+}
+
+export interface FeedMember {
+  /** The next record of the agent (every one, in seq order, without gaps). */
+  onRecord(record: FeedRecord): void;
+  /** The feed could not read the database: it has ended; resume from the last record delivered. */
+  onFail(error: unknown): void;
+}
+
+class AgentFeed {
+  /** Every record up to this seq has been passed to the members; -1 until the start is known. */
+  private last = -1;
+  private readonly held = new Map<number, MemoryAddedEvent>();
+  private readonly members = new Set<FeedMember>();
+  private joining = 0;
+  private timer: NodeJS.Timeout | undefined;
+  /** The database reads (the start, gap fills), one after another. */
+  private reading: Promise<void> = Promise.resolve();
+  private readonly started: Promise<void>;
+  private failure: { error: unknown } | null = null;
+  private ended = false;
+  private readonly stopListening: () => void;
+
+  constructor(
+    private readonly db: Database,
+    events: MemoryEvents,
+    private readonly agentId: string,
+    private readonly onEnd: () => void,
+  ) {
+    // Listening first: whatever commits above the start arrives live (or is read at a gap).
+    this.stopListening = events.listen(
+      agentId,
+      (event) => this.receive(event),
+      () => void this.read(async () => this.fill(await committedSeq(this.db, this.agentId))),
+    );
+    this.started = this.read(async () => {
+      this.last = await committedSeq(db, agentId);
+      this.releaseHeld();
+    });
+  }
+
+  /**
+   * Adds a member once the feed has started; resolves to the seq the member continues from (every
+   * record up to it was passed before it joined, every later one will reach it).
+   */
+  async join(member: FeedMember): Promise<number> {
+    this.joining++;
+    try {
+      await this.started;
+    } finally {
+      this.joining--;
+    }
+    if (this.failure) throw this.failure.error;
+    this.members.add(member);
+    return this.last;
+  }
+
+  leave(member: FeedMember): void {
+    this.members.delete(member);
+    if (this.members.size === 0 && this.joining === 0) this.end();
+  }
+
+  private receive(event: MemoryAddedEvent): void {
+    if (this.ended || (this.last >= 0 && event.seq <= this.last)) return; // a duplicate
+    this.held.set(event.seq, event);
+    if (this.last >= 0) this.releaseHeld(); // else released when the start is known
+  }
+
+  private emit(record: FeedRecord): void {
+    this.last = record.seq;
+    for (const member of this.members) member.onRecord(record);
+  }
+
+  /** Passes the held events that continue `last` without a gap; arms the gap clock for the rest. */
+  private releaseHeld(): void {
+    for (let event = this.held.get(this.last + 1); event; event = this.held.get(this.last + 1)) {
+      this.held.delete(event.seq);
+      this.emit({ id: event.id, type: event.type, createdAt: new Date(event.createdAt), seq: event.seq });
+    }
+    for (const seq of this.held.keys()) if (seq <= this.last) this.held.delete(seq);
+    if (this.held.size === 0) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    } else {
+      // The held events committed, so every seq below them has too: read the missing ones.
+      this.timer ??= setTimeout(() => {
+        this.timer = undefined;
+        if (this.held.size) void this.read(() => this.fill(Math.min(...this.held.keys()) - 1));
+      }, GAP_WAIT_MS);
+    }
+  }
+
+  /** Passes every record with last < seq <= upTo from the database (committed), then the held ones. */
+  private async fill(upTo: number): Promise<void> {
+    while (this.last < upTo && !this.ended) {
+      const range = { afterSeq: this.last, upToSeq: upTo };
+      const page = await listMemoriesInSeqRange(this.db, this.agentId, EVERY_RECORD, range, FILL_PAGE_SIZE);
+      for (const row of page) if (row.seq > this.last) this.emit(row);
+      if (page.length < FILL_PAGE_SIZE) break;
+    }
+    if (upTo > this.last) this.last = upTo;
+    this.releaseHeld();
+  }
+
+  /** Runs database reads one after another; a failed one ends the feed and every member's stream. */
+  private read(step: () => Promise<void>): Promise<void> {
+    this.reading = this.reading
+      .then(() => (this.ended ? undefined : step()))
+      .catch((error: unknown) => {
+        if (this.ended) return;
+        this.failure = { error };
+        const members = [...this.members];
+        this.end();
+        for (const member of members) member.onFail(error);
+      });
+    return this.reading;
+  }
+
+  private end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearTimeout(this.timer);
+    this.held.clear();
+    this.members.clear();
+    this.stopListening();
+    this.onEnd();
+  }
+}
+
+/** The feeds of one process, one per agent with subscribers; a feed ends with its last member. */
+export class AgentFeeds {
+  private readonly feeds = new Map<string, AgentFeed>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly events: MemoryEvents,
+  ) {}
+
+  /** Joins the agent's feed (started on first use); resolves to the seq the member continues from. */
+  async join(agentId: string, member: FeedMember): Promise<{ from: number; leave: () => void }> {
+    let feed = this.feeds.get(agentId);
+    if (!feed) {
+      const created: AgentFeed = new AgentFeed(this.db, this.events, agentId, () => {
+        if (this.feeds.get(agentId) === created) this.feeds.delete(agentId);
+      });
+      feed = created;
+      this.feeds.set(agentId, feed);
+    }
+    const joined = feed;
+    const from = await joined.join(member);
+    return { from, leave: () => joined.leave(member) };
+  }
+}
+
+const feedsByEvents = new WeakMap<MemoryEvents, AgentFeeds>();
+
+/** The feeds over one event bus (one per server). */
+export function feedsOf(db: Database, events: MemoryEvents): AgentFeeds {
+  let feeds = feedsByEvents.get(events);
+  if (!feeds) {
+    feeds = new AgentFeeds(db, events);
+    feedsByEvents.set(events, feeds);
+  }
+  return feeds;
+}
