@@ -220,7 +220,15 @@ export async function runFanoutBench(options: { databaseUrl: string; quick?: boo
       rates: [50],
     },
   ];
+  // BENCH_FANOUT_ROWS=<n,…> runs only those rows (1-based), BENCH_FANOUT_RATES=<r,…> only those rates (profiling).
+  const only = (name: string) => process.env[name]?.split(',').map(Number);
+  const rowNumbers = only('BENCH_FANOUT_ROWS');
+  const rates = only('BENCH_FANOUT_RATES');
   const lines: string[] = [];
-  for (const row of rows) lines.push(...(await runRow(options.databaseUrl, row, seconds)));
+  for (const [index, row] of rows.entries()) {
+    if (rowNumbers && !rowNumbers.includes(index + 1)) continue;
+    const chosen = { ...row, rates: rates ? row.rates.filter((rate) => rates.includes(rate)) : row.rates };
+    lines.push(...(await runRow(options.databaseUrl, chosen, seconds)));
+  }
   return lines.join('\n');
 }

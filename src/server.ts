@@ -2,7 +2,7 @@
 // same path, plain HTTP routes and the operator page. No globals: everything comes in `deps`.
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { describeAuthFailure, MISSING } from './auth/caller.js';
 import { schema } from './schema/index.js';
 import type { GraphQLContext } from './schema/context.js';
@@ -11,6 +11,7 @@ import type { Database } from './store/db.js';
 import type { MemoryEvents } from './realtime/events.js';
 import { SharedLoads } from './realtime/shared-loads.js';
 import { TokenSessions } from './realtime/sessions.js';
+import { Fanout } from './realtime/shared-subscribe.js';
 import { createWsServer, type SocketOperationContext } from './realtime/ws-server.js';
 import type { Logger } from './logger.js';
 import { httpRoutes } from './http/routes.js';
@@ -64,6 +65,7 @@ interface YogaParts {
   now: () => Date;
   corsOrigins: string[];
   maskError: ReturnType<typeof maskErrors>;
+  fanout: Fanout;
 }
 
 function contextFactory(deps: ServerDeps, parts: YogaParts) {
@@ -85,6 +87,11 @@ function contextFactory(deps: ServerDeps, parts: YogaParts) {
       now: parts.now,
     };
   };
+}
+
+/** SSE subscriptions share each record's execution and serialisation with their group (L1). */
+function sharedSubscriptions(fanout: Fanout): Plugin {
+  return { onSubscribe: ({ setSubscribeFn }) => setSubscribeFn(fanout.subscribeStream) };
 }
 
 function createYogaApp(deps: ServerDeps, parts: YogaParts): Server['yoga'] {
@@ -115,6 +122,7 @@ function createYogaApp(deps: ServerDeps, parts: YogaParts): Server['yoga'] {
       ...(deps.introspection === false ? [introspectionOff] : []),
       boundValidationErrors,
       httpRoutes({ ...deps, now, metrics }),
+      sharedSubscriptions(parts.fanout),
       parts.authGate.plugin,
       // After the gate: MCP tools run the API's own operations in-process, as the caller.
       mcpRoute({
@@ -154,13 +162,22 @@ export function createServer(deps: ServerDeps): Server {
   const sessions = new TokenSessions(deps.db.sql, deps.logger, deps.sessionCheckMs);
   // The WebSocket server exists only below; the gauge reads it when scraped.
   let openSockets = () => 0;
+  const maskError = boundedMasking(maskErrors(deps.logger));
   const parts: YogaParts = {
     authGate: createAuthGate({ ...deps, graphqlEndpoint: '/graphql', tokenOnlyPaths: [MCP_PATH] }),
     sessions,
     metrics: new Metrics({ openSockets: () => openSockets(), pool: deps.db.pool }),
     now: deps.now ?? (() => new Date()),
     corsOrigins: deps.corsOrigins ?? [],
-    maskError: boundedMasking(maskErrors(deps.logger)),
+    maskError,
+    fanout: new Fanout({
+      maskError: (error) => maskError(error, 'Unexpected error.'),
+      scopeOf: (args) => {
+        const caller = (args.contextValue as GraphQLContext).caller;
+        if (!caller) return null;
+        return caller.kind === 'admin' ? 'admin' : `${caller.kind}:${caller.agentId}`;
+      },
+    }),
   };
   const yoga = createYogaApp(deps, parts);
   const httpServer = http.createServer(yoga);
@@ -174,7 +191,7 @@ export function createServer(deps: ServerDeps): Server {
     verifyClient: verifyWebSocketOrigin(parts.corsOrigins), // S2
     maxConnectionsPerToken: deps.maxConnectionsPerToken ?? 20,
     maxDocumentBytes: MAX_DOCUMENT_BYTES,
-    maskError: (error) => parts.maskError(error, 'Unexpected error.'),
+    fanout: parts.fanout,
     requestError,
   });
   openSockets = wsServer.openSockets;

@@ -1,46 +1,47 @@
-// Serialise once, send many: the WebSocket subscribers of one agent that sent the same document
-// and variables form a group. Each record the group's subscribers receive is executed once and
-// serialised once; each subscriber's graphql-ws `next` message is its own id around those shared
-// bytes, written straight to its socket in its own order. Backpressure stays per subscriber.
+// Serialise once, send many: the subscribers of one agent that sent the same document and
+// variables form a group. Each record the group's subscribers receive is executed once and
+// serialised once; each subscriber gets it in its own order through its target: a WebSocket
+// (socket-target.ts: its id around the shared bytes) or an SSE stream (the shared result, which
+// Yoga serialises through its `stringify`). Backpressure stays per subscriber.
 import { execute, type ExecutionArgs, type ExecutionResult } from 'graphql';
-import type { WebSocket } from 'ws';
 import type { AddedRecord } from './memory-added.js';
 
 /** Rendered records a group keeps for subscribers that are still replaying (a few, small). */
 const KEEP_RENDERED = 32;
-const NEXT_TAIL = Buffer.from('}');
 
-/** Where one subscription's messages go: its socket and graphql-ws subscription id. */
-export interface SocketTarget {
-  socket: WebSocket;
-  id: string;
-  /** Called after each write: closes a socket whose unsent bytes grew too large (slow consumer). */
-  afterWrite: (socket: WebSocket) => void;
+/** A record as every member of a group receives it: the result (SSE) and its JSON (WebSocket). */
+export interface RenderedRecord {
+  /** An ExecutionResult whose (hidden) `stringify` returns `json`: Yoga serialises it once, not per stream. */
+  result: ExecutionResult;
+  json: Buffer;
+}
+
+/** Where one subscription's records go, in order. */
+export interface FanoutTarget {
+  send(record: RenderedRecord): void;
 }
 
 interface Rendered {
-  bytes: Buffer | null;
+  record: RenderedRecord | null;
   waiting: GroupMember[];
 }
 
 /** One subscription of a group: the records it must send, in order, until each one's bytes exist. */
 export class GroupMember {
   private readonly backlog: AddedRecord[] = [];
-  private readonly head: Buffer;
   private closed = false;
 
   constructor(
     private readonly group: FanoutGroup,
-    private readonly target: SocketTarget,
-  ) {
-    this.head = Buffer.from(`{"id":${JSON.stringify(target.id)},"type":"next","payload":`);
-  }
+    private readonly target: FanoutTarget,
+  ) {}
 
   deliver(record: AddedRecord): void {
     if (this.closed) return;
+    // Started now even behind a backlog: executions overlap, sends keep the order.
+    const rendered = this.group.render(record);
     if (this.backlog.length === 0) {
-      const rendered = this.group.render(record);
-      if (rendered.bytes) return this.write(rendered.bytes);
+      if (rendered.record) return this.target.send(rendered.record);
       rendered.waiting.push(this);
     }
     this.backlog.push(record);
@@ -50,22 +51,15 @@ export class GroupMember {
   flush(): void {
     while (this.backlog.length > 0 && !this.closed) {
       const rendered = this.group.render(this.backlog[0]!);
-      if (!rendered.bytes) return void rendered.waiting.push(this);
+      if (!rendered.record) return void rendered.waiting.push(this);
       this.backlog.shift();
-      this.write(rendered.bytes);
+      if (!this.closed) this.target.send(rendered.record);
     }
   }
 
   close(): void {
     this.closed = true;
     this.backlog.length = 0;
-  }
-
-  private write(payload: Buffer): void {
-    const { socket } = this.target;
-    if (socket.readyState !== socket.OPEN) return;
-    socket.send(Buffer.concat([this.head, payload, NEXT_TAIL]), { binary: false });
-    this.target.afterWrite(socket);
   }
 }
 
@@ -79,14 +73,14 @@ export class FanoutGroup {
     private readonly maskError: (error: unknown) => Error,
   ) {}
 
-  /** The record's result bytes, executed and serialised on first use (null while executing). */
+  /** The record as its members receive it, executed and serialised on first use (null while executing). */
   render(record: AddedRecord): Rendered {
     let rendered = this.rendered.get(record.seq);
     if (rendered) return rendered;
-    const entry: Rendered = { bytes: null, waiting: [] };
+    const entry: Rendered = { record: null, waiting: [] };
     this.rendered.set(record.seq, entry);
-    void this.execute(record).then((bytes) => {
-      entry.bytes = bytes;
+    void this.execute(record).then((rendered) => {
+      entry.record = rendered;
       const waiting = entry.waiting;
       entry.waiting = [];
       for (const member of waiting) member.flush();
@@ -97,7 +91,7 @@ export class FanoutGroup {
   }
 
   /** graphql-js executes the event as its own subscribe() would; errors are masked (W5). */
-  private async execute(record: AddedRecord): Promise<Buffer> {
+  private async execute(record: AddedRecord): Promise<RenderedRecord> {
     let result: ExecutionResult;
     try {
       result = await execute({ ...this.args, rootValue: record });
@@ -105,7 +99,9 @@ export class FanoutGroup {
       result = { errors: [this.maskError(error) as never] };
     }
     if (result.errors) result = { ...result, errors: result.errors.map((e) => this.maskError(e) as never) };
-    return Buffer.from(JSON.stringify(result));
+    const text = JSON.stringify(result);
+    Object.defineProperty(result, 'stringify', { value: () => text, enumerable: false });
+    return { result, json: Buffer.from(text) };
   }
 
   /** Keeps the newest rendered records (subscribers still replaying may need them); never one executing. */
@@ -113,7 +109,7 @@ export class FanoutGroup {
     if (this.rendered.size <= KEEP_RENDERED) return;
     for (const [seq, entry] of this.rendered) {
       if (this.rendered.size <= KEEP_RENDERED) break;
-      if (entry.bytes) this.rendered.delete(seq);
+      if (entry.record) this.rendered.delete(seq);
     }
   }
 }

@@ -1,83 +1,144 @@
-// graphql-ws subscriptions without N executions or N serialisations: a memoryAdded subscription
-// joins the fan-out group of its agent, document and variables (fanout.ts), and its records are
-// written straight to its socket. The iterator graphql-ws holds yields nothing but a final error:
-// it ends when the client completes the subscription or the socket closes. The source (auth,
-// filter, replay) stays per subscriber.
+// Subscriptions without N executions or N serialisations: a memoryAdded subscription joins the
+// fan-out group of its agent, document and variables (fanout.ts) for as long as it runs. Over a
+// WebSocket its records are written straight to the socket (the iterator graphql-ws holds yields
+// nothing but a final error); over SSE the iterator yields the group's shared results. The source
+// (auth, filter, replay) stays per subscriber.
 import { createHash } from 'node:crypto';
 import { createSourceEventStream, type ExecutionArgs, type ExecutionResult, print } from 'graphql';
 import { Repeater } from 'graphql-yoga';
-import { FanoutGroup, GroupMember, type SocketTarget } from './fanout.js';
-import { MemoryAddedSource } from './memory-added.js';
+import { SlowConsumerError } from '../domain/errors.js';
+import { FanoutGroup, GroupMember, type FanoutTarget } from './fanout.js';
+import { MAX_PENDING_EVENTS, MemoryAddedSource } from './memory-added.js';
 
-export interface SharedSubscribeOptions {
-  /** Applied to errors of the source stream (the envelop `subscribe` would mask them). */
+export interface FanoutOptions {
+  /** Applied to errors of the source stream and of execution (W5). */
   maskError: (error: unknown) => Error;
   /** The sharing scope of a subscriber (its agent); null ⇒ never shared. */
   scopeOf: (args: ExecutionArgs) => string | null;
-  /** The socket and id the subscription's messages go to. */
-  targetOf: (args: ExecutionArgs) => SocketTarget | null;
 }
 
-export function createSharedSubscribe(options: SharedSubscribeOptions) {
-  const groups = new Map<string, FanoutGroup>();
-  let nextUnshared = 0;
-  const documentKeys = new WeakMap<object, string>();
+type SubscribeResult = AsyncIterableIterator<ExecutionResult> | ExecutionResult;
+/** How a membership ended: null when its consumer stopped it, else with the source's error (if any). */
+type Outcome = { error?: unknown } | null;
 
-  const keyOf = (args: ExecutionArgs, scope: string): string => {
-    let documentKey = documentKeys.get(args.document);
-    if (!documentKey) {
-      documentKey = createHash('sha256').update(print(args.document)).digest('hex');
-      documentKeys.set(args.document, documentKey);
-    }
-    return `shared:${scope}:${documentKey}:${args.operationName ?? ''}:${JSON.stringify(args.variableValues ?? {})}`;
-  };
+export class Fanout {
+  private readonly groups = new Map<string, FanoutGroup>();
+  private readonly documentKeys = new WeakMap<object, string>();
+  private nextUnshared = 0;
 
-  const masked = (error: unknown): ExecutionResult => ({ errors: [options.maskError(error) as never] });
+  constructor(private readonly options: FanoutOptions) {}
 
-  /** The subscription as one member of its group, until the client or the source ends it. */
-  const fanOut = (source: MemoryAddedSource, key: string, target: SocketTarget, args: ExecutionArgs) =>
-    new Repeater<ExecutionResult>(async (push, stop) => {
-      let group = groups.get(key);
-      if (!group) {
-        group = new FanoutGroup(args, options.maskError);
-        groups.set(key, group);
-      }
-      const member = new GroupMember(group, target);
-      group.members.add(member);
-      let ended: (outcome: { error?: unknown }) => void = () => {};
-      const sourceEnded = new Promise<{ error?: unknown }>((resolve) => (ended = resolve));
-      const unsubscribe = source.subscribe({
-        next: (record) => member.deliver(record),
-        end: (error) => ended({ error }),
-      });
-      const outcome = await Promise.race([stop.then(() => null), sourceEnded]);
-      member.close();
-      unsubscribe();
-      group.members.delete(member);
-      if (group.members.size === 0 && groups.get(key) === group) groups.delete(key);
-      if (outcome?.error !== undefined) await push(masked(outcome.error));
+  /** graphql-ws: records go to `target` (the socket); the iterator only ends, with an error if there was one. */
+  readonly subscribeSocket = async (args: ExecutionArgs, target: FanoutTarget): Promise<SubscribeResult> => {
+    const source = await this.open(args);
+    if (!(source instanceof MemoryAddedSource)) return source;
+    return new Repeater<ExecutionResult>(async (push, stop) => {
+      const outcome = await this.run(
+        source,
+        args,
+        target,
+        stop.then(() => null),
+      );
+      if (outcome?.error !== undefined) await push(this.masked(outcome.error));
       stop();
     });
+  };
 
-  return async function sharedSubscribe(
-    args: ExecutionArgs,
-  ): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+  /** SSE (Yoga): the group's shared results, in order; a stream more than MAX_PENDING_EVENTS behind ends (SLOW_CONSUMER). */
+  readonly subscribeStream = async (args: ExecutionArgs): Promise<SubscribeResult> => {
+    const source = await this.open(args);
+    if (!(source instanceof MemoryAddedSource)) return source;
+    return new Repeater<ExecutionResult>(async (push, stop) => {
+      const queue: ExecutionResult[] = [];
+      let wake = () => {};
+      let overflowed: (outcome: Outcome) => void = () => {};
+      const overflow = new Promise<Outcome>((resolve) => (overflowed = resolve));
+      const target: FanoutTarget = {
+        send(record) {
+          queue.push(record.result);
+          if (queue.length > MAX_PENDING_EVENTS)
+            overflowed({ error: new SlowConsumerError(MAX_PENDING_EVENTS) });
+          wake();
+        },
+      };
+      const state: { outcome?: Outcome } = {};
+      void this.run(source, args, target, Promise.race([stop.then(() => null), overflow])).then((outcome) => {
+        state.outcome = outcome;
+        wake();
+      });
+      for (;;) {
+        // An error ends the stream at once: the client resumes from the last record it received.
+        if (state.outcome?.error !== undefined) {
+          await push(this.masked(state.outcome.error));
+          break;
+        }
+        const next = queue.shift();
+        if (next) await push(next);
+        else if (state.outcome !== undefined) break;
+        else await new Promise<void>((resolve) => (wake = resolve));
+      }
+      stop();
+    });
+  };
+
+  private masked(error: unknown): ExecutionResult {
+    return { errors: [this.options.maskError(error) as never] };
+  }
+
+  private keyOf(args: ExecutionArgs): string {
+    const scope = this.options.scopeOf(args);
+    // A subscriber without a sharing scope is a group of its own.
+    if (scope === null) return `${this.nextUnshared++}`;
+    let documentKey = this.documentKeys.get(args.document);
+    if (!documentKey) {
+      documentKey = createHash('sha256').update(print(args.document)).digest('hex');
+      this.documentKeys.set(args.document, documentKey);
+    }
+    return `shared:${scope}:${documentKey}:${args.operationName ?? ''}:${JSON.stringify(args.variableValues ?? {})}`;
+  }
+
+  /** The subscription's source, or the result that refuses it (auth, input, a fault of this code). */
+  private async open(args: ExecutionArgs): Promise<MemoryAddedSource | ExecutionResult> {
     let source;
     try {
       source = await createSourceEventStream(args);
     } catch (error) {
-      return masked(error);
+      return this.masked(error);
     }
-    if (!(Symbol.asyncIterator in source)) {
-      return { errors: (source.errors ?? []).map((e) => options.maskError(e) as never) };
-    }
-    const target = options.targetOf(args);
+    if (!(Symbol.asyncIterator in source))
+      return { errors: (source.errors ?? []).map((e) => this.options.maskError(e) as never) };
     // memoryAdded is the only subscription; anything else is a fault of this code, answered as one.
-    if (!(source instanceof MemoryAddedSource) || !target)
-      return masked(new Error('subscription source without a fan-out'));
-    const scope = options.scopeOf(args);
-    // A subscriber without a sharing scope is a group of its own.
-    const key = scope === null ? `${nextUnshared++}` : keyOf(args, scope);
-    return fanOut(source, key, target, args);
-  };
+    return source instanceof MemoryAddedSource
+      ? source
+      : this.masked(new Error('subscription without a fan-out'));
+  }
+
+  /** One member of its group from now until `stopped` resolves or the source ends. */
+  private async run(
+    source: MemoryAddedSource,
+    args: ExecutionArgs,
+    target: FanoutTarget,
+    stopped: Promise<Outcome>,
+  ): Promise<Outcome> {
+    const key = this.keyOf(args);
+    let group = this.groups.get(key);
+    if (!group) {
+      group = new FanoutGroup(args, this.options.maskError);
+      this.groups.set(key, group);
+    }
+    const member = new GroupMember(group, target);
+    group.members.add(member);
+    let ended: (outcome: Outcome) => void = () => {};
+    const sourceEnded = new Promise<Outcome>((resolve) => (ended = resolve));
+    const unsubscribe = source.subscribe({
+      next: (record) => member.deliver(record),
+      end: (error) => ended({ error }),
+    });
+    const outcome = await Promise.race([stopped, sourceEnded]);
+    member.close();
+    unsubscribe();
+    group.members.delete(member);
+    if (group.members.size === 0 && this.groups.get(key) === group) this.groups.delete(key);
+    return outcome;
+  }
 }

@@ -6,15 +6,15 @@ import type { Context, SubscribePayload } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocketServer, type ServerOptions as WsOptions, type WebSocket } from 'ws';
-import { describeAuthFailure, resolveCaller, type Caller, type CallerResolution } from '../auth/caller.js';
+import { describeAuthFailure, resolveCaller, type CallerResolution } from '../auth/caller.js';
 import { internalError, unauthenticated } from '../auth/errors.js';
 import { bearerToken } from '../auth/tokens.js';
 import type { Database } from '../store/db.js';
 import type { Logger } from '../logger.js';
 import { logError, withBoundedMessage } from '../log-policy.js';
 import type { TokenSessions } from './sessions.js';
-import type { SocketTarget } from './fanout.js';
-import { createSharedSubscribe } from './shared-subscribe.js';
+import type { Fanout } from './shared-subscribe.js';
+import { SocketTarget } from './socket-target.js';
 
 /** WebSocket close codes of this service (graphql-ws uses 44xx for its own). */
 export const CLOSE_SLOW_CONSUMER = 4008;
@@ -57,8 +57,8 @@ export interface WsServerOptions {
   maxConnectionsPerToken: number;
   /** S3: documents larger than this are refused before parsing (the HTTP gate's limit). */
   maxDocumentBytes: number;
-  /** W5: an error of a subscription's source or execution as the subscriber may see it. */
-  maskError: (error: unknown) => Error;
+  /** Subscriptions: executed and serialised once per group of subscribers (shared with SSE). */
+  fanout: Fanout;
   /** W10: GraphQL's own errors (parse, validation, limits), bounded and coded as over HTTP. */
   requestError: (error: GraphQLError) => GraphQLError;
 }
@@ -233,7 +233,7 @@ function subscribeHandler(options: WsServerOptions) {
       // Queries and mutations over the socket run through Yoga's plugins; subscriptions through sharedSubscribe.
       rootValue: {
         execute: enveloped.execute,
-        target: { socket: ctx.extra.socket, id, afterWrite: cutOffSlowConsumer },
+        target: new SocketTarget(ctx.extra.socket, id, cutOffSlowConsumer),
       },
     };
   };
@@ -248,15 +248,6 @@ export function createWsServer(options: WsServerOptions): WsServer {
     // Compression would cost a deflate per subscriber and message: the fan-out sends shared bytes.
     perMessageDeflate: false,
   });
-  const sharedSubscribe = createSharedSubscribe({
-    maskError: options.maskError,
-    targetOf: (args) => (args.rootValue as EnvelopedRoot).target,
-    scopeOf: (args) => {
-      const caller = (args.contextValue as { caller: Caller | null }).caller;
-      if (!caller) return null;
-      return caller.kind === 'admin' ? 'admin' : `${caller.kind}:${caller.agentId}`;
-    },
-  });
   const connections = connectionCounter(options.maxConnectionsPerToken);
 
   useServer<Record<string, unknown>, SocketExtra>(
@@ -268,7 +259,7 @@ export function createWsServer(options: WsServerOptions): WsServer {
       },
       onNext: (ctx) => cutOffSlowConsumer(ctx.extra.socket),
       execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
-      subscribe: (args) => sharedSubscribe(args),
+      subscribe: (args) => options.fanout.subscribeSocket(args, (args.rootValue as EnvelopedRoot).target),
       onSubscribe: subscribeHandler(options),
       onComplete: (ctx, id) => {
         subscriptionIdsOf(ctx.extra).delete(id);

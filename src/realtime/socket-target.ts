@@ -1,0 +1,51 @@
+// A WebSocket subscriber of a fan-out group: its graphql-ws `next` message is its subscription id
+// around the group's shared payload bytes (no JSON.stringify per subscriber), written straight to
+// its socket; the messages of one event-loop turn leave in one system call.
+import type { WebSocket } from 'ws';
+import type { FanoutTarget, RenderedRecord } from './fanout.js';
+
+const NEXT_TAIL = Buffer.from('}');
+
+/** The TCP socket under a WebSocket (`ws` keeps it as `_socket`; the version is pinned). */
+type RawSocket = { cork(): void; uncork(): void };
+const rawSocketOf = (socket: WebSocket) => (socket as unknown as { _socket?: RawSocket })._socket;
+/** Sockets written during this turn of the event loop, corked until it ends. */
+const corked = new Set<RawSocket>();
+
+function uncorkAll(): void {
+  for (const raw of corked) raw.uncork();
+  corked.clear();
+}
+
+/**
+ * Batches a socket's messages of one event-loop turn into one system call: when the service falls
+ * behind, several records reach a socket in one turn, and each would otherwise cost a `writev`.
+ */
+function corkUntilTurnEnds(socket: WebSocket): void {
+  const raw = rawSocketOf(socket);
+  if (!raw || corked.has(raw)) return;
+  if (corked.size === 0) setImmediate(uncorkAll);
+  raw.cork();
+  corked.add(raw);
+}
+
+export class SocketTarget implements FanoutTarget {
+  private readonly head: Buffer;
+
+  constructor(
+    private readonly socket: WebSocket,
+    id: string,
+    /** Called after each write: closes a socket whose unsent bytes grew too large (slow consumer). */
+    private readonly afterWrite: (socket: WebSocket) => void,
+  ) {
+    this.head = Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
+  }
+
+  send(record: RenderedRecord): void {
+    const { socket } = this;
+    if (socket.readyState !== socket.OPEN) return;
+    corkUntilTurnEnds(socket);
+    socket.send(Buffer.concat([this.head, record.json, NEXT_TAIL]), { binary: false });
+    this.afterWrite(socket);
+  }
+}

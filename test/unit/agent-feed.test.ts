@@ -1,0 +1,89 @@
+// L2: one ordered feed per agent and process, shared by all its subscriptions: one listener, one
+// gap read, and a failed read ends every subscription of the agent (they resume with `after`).
+import { describe, expect, it } from 'vitest';
+import { createMemoryEvents, type MemoryEvents } from '../../src/realtime/events.js';
+import { memoryAddedStream } from '../../src/realtime/memory-added.js';
+import type { Database } from '../../src/store/db.js';
+
+const at = new Date('2026-01-01T00:00:00Z');
+const event = (seq: number) => ({ id: `id${seq}`, agentId: 'a', type: 'x', createdAt: at, seq });
+
+/** Events that count the listeners of the bus. */
+function countedEvents(): MemoryEvents & { listeners: () => number } {
+  const inner = createMemoryEvents();
+  let listeners = 0;
+  return {
+    ...inner,
+    listen(agentId, listener, onGap) {
+      listeners++;
+      const stop = inner.listen(agentId, listener, onGap);
+      return () => {
+        listeners--;
+        stop();
+      };
+    },
+    listeners: () => listeners,
+  };
+}
+
+/** A database whose committed seq is 0 and whose gap reads are counted (and fail when told to). */
+function fakeDatabase() {
+  const reads: unknown[] = [];
+  const state = { fail: false };
+  const db = {
+    prisma: {
+      agent: { findUnique: async () => null },
+      memory: {
+        findMany: async (args: { where: { seq: unknown } }) => {
+          reads.push(args.where.seq);
+          if (state.fail) throw new Error('database unavailable');
+          return [{ id: 'id1', type: 'x', createdAt: at, seq: 1n }];
+        },
+      },
+    },
+  } as unknown as Database;
+  return { db, reads, state };
+}
+
+const stream = (db: Database, events: MemoryEvents) =>
+  memoryAddedStream({ db, events, agentId: 'a', filter: { types: null, window: null }, afterSeq: null });
+
+describe('the agent feed (L2)', () => {
+  it('L2: subscriptions of one agent share one listener and one gap read; the last one to end releases it', async () => {
+    const events = countedEvents();
+    const { db, reads } = fakeDatabase();
+    const streams = [stream(db, events), stream(db, events)];
+    const firsts = streams.map((s) => s.next());
+    await new Promise((r) => setTimeout(r, 5));
+    expect(events.listeners()).toBe(1);
+    await events.publishMemoryAdded(event(2)); // seq 1 never arrives: read once, for both
+    for (const first of firsts) expect((await first).value.id).toBe('id1');
+    for (const s of streams) expect((await s.next()).value.id).toBe('id2');
+    expect(reads).toEqual([{ gt: 0n, lte: 1n }]);
+    await streams[0]!.return(undefined);
+    expect(events.listeners()).toBe(1);
+    await streams[1]!.return(undefined);
+    expect(events.listeners()).toBe(0);
+  });
+
+  it('L2: a failed gap read ends every subscription of the agent with the error; the next one starts a new feed', async () => {
+    const events = countedEvents();
+    const { db, state } = fakeDatabase();
+    state.fail = true;
+    const streams = [stream(db, events), stream(db, events)];
+    const firsts = streams.map((s) => s.next());
+    await new Promise((r) => setTimeout(r, 5));
+    await events.publishMemoryAdded(event(2));
+    for (const first of firsts) await expect(first).rejects.toThrow('database unavailable');
+    expect(events.listeners()).toBe(0);
+
+    state.fail = false;
+    const again = stream(db, events);
+    const first = again.next();
+    await new Promise((r) => setTimeout(r, 5));
+    expect(events.listeners()).toBe(1);
+    await events.publishMemoryAdded(event(1));
+    expect((await first).value.id).toBe('id1');
+    await again.return(undefined);
+  });
+});

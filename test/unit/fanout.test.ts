@@ -1,0 +1,127 @@
+// Serialise once, send many (L1): a fan-out group executes and serialises each record once, and
+// every member's message is its own id around those bytes, in its own order, whatever order the
+// executions finish in.
+import { buildSchema, parse, type ExecutionArgs } from 'graphql';
+import type { WebSocket } from 'ws';
+import { describe, expect, it } from 'vitest';
+import { FanoutGroup, GroupMember } from '../../src/realtime/fanout.js';
+import { SocketTarget } from '../../src/realtime/socket-target.js';
+
+interface FakeSocket {
+  readyState: number;
+  OPEN: number;
+  bufferedAmount: number;
+  sent: string[];
+  send(data: Buffer, options: { binary: boolean }): void;
+}
+
+function fakeSocket(): FakeSocket {
+  return {
+    readyState: 1,
+    OPEN: 1,
+    bufferedAmount: 0,
+    sent: [],
+    send(data, options) {
+      expect(options.binary).toBe(false); // a text frame, as graphql-ws clients expect
+      this.sent.push(data.toString());
+    },
+  };
+}
+
+/** A schema whose `memoryAdded` waits for the test to release each record's execution. */
+function controlledGroup() {
+  const executions: string[] = [];
+  const gates = new Map<string, () => void>();
+  const schema = buildSchema(
+    'type Query { ok: Boolean } type Subscription { memoryAdded: Edge } type Edge { id: ID }',
+  );
+  const args: ExecutionArgs = {
+    schema,
+    document: parse('subscription { memoryAdded { id } }'),
+    fieldResolver: async (root: { id: string }, _args, _ctx, info) => {
+      if (info.fieldName !== 'memoryAdded')
+        return (root as unknown as Record<string, unknown>)[info.fieldName];
+      executions.push(root.id);
+      await new Promise<void>((resolve) => gates.set(root.id, resolve));
+      return { id: root.id };
+    },
+  };
+  const group = new FanoutGroup(args, (error) => error as Error);
+  const join = (id: string) => {
+    const socket = fakeSocket();
+    const afterWrite: string[] = [];
+    const target = new SocketTarget(socket as unknown as WebSocket, id, () => afterWrite.push(id));
+    const member = new GroupMember(group, target);
+    group.members.add(member);
+    return { member, socket, afterWrite };
+  };
+  const release = async (id: string) => {
+    for (let tries = 0; !gates.has(id) && tries < 100; tries++) await new Promise((r) => setTimeout(r, 1));
+    gates.get(id)!();
+    await new Promise((r) => setTimeout(r, 1));
+  };
+  return { group, join, release, executions };
+}
+
+const record = (seq: number) => ({ id: `m${seq}`, createdAt: new Date(0), seq });
+
+describe('fan-out group (L1)', () => {
+  it('L1: each record is executed once for all members; each message is the member id around the same payload', async () => {
+    const { join, release, executions } = controlledGroup();
+    const a = join('1');
+    const b = join('sub-"b"');
+    for (const member of [a, b]) member.member.deliver(record(1));
+    await release('m1');
+    expect(executions).toEqual(['m1']);
+    expect(a.socket.sent).toEqual([
+      '{"id":"1","type":"next","payload":{"data":{"memoryAdded":{"id":"m1"}}}}',
+    ]);
+    expect(JSON.parse(b.socket.sent[0]!)).toEqual({
+      id: 'sub-"b"',
+      type: 'next',
+      payload: { data: { memoryAdded: { id: 'm1' } } },
+    });
+    expect([...a.afterWrite, ...b.afterWrite]).toEqual(['1', 'sub-"b"']);
+  });
+
+  it('L1: an SSE stream gets the shared result, which Yoga serialises through its stringify (once per record)', async () => {
+    const { group, release } = controlledGroup();
+    const received: unknown[] = [];
+    const member = new GroupMember(group, { send: (rendered) => received.push(rendered.result) });
+    member.deliver(record(1));
+    await release('m1');
+    const result = received[0] as { stringify: () => string };
+    expect(result).toEqual({ data: { memoryAdded: { id: 'm1' } } });
+    expect(result.stringify()).toBe('{"data":{"memoryAdded":{"id":"m1"}}}');
+    expect(group.render(record(1)).record!.result).toBe(result); // the same object for every stream
+  });
+
+  it('L1, L2: a record whose execution finishes first still waits for the earlier one', async () => {
+    const { join, release } = controlledGroup();
+    const a = join('1');
+    a.member.deliver(record(1));
+    a.member.deliver(record(2));
+    await release('m2');
+    expect(a.socket.sent).toEqual([]);
+    await release('m1');
+    expect(a.socket.sent.map((m) => JSON.parse(m).payload.data.memoryAdded.id)).toEqual(['m1', 'm2']);
+  });
+
+  it('L1: a member that joins later reuses a record already rendered, and a closed member or socket gets nothing', async () => {
+    const { join, release, executions } = controlledGroup();
+    const a = join('1');
+    a.member.deliver(record(1));
+    await release('m1');
+    const late = join('2');
+    late.member.deliver(record(1));
+    expect(late.socket.sent).toHaveLength(1);
+    expect(executions).toEqual(['m1']);
+
+    late.member.close();
+    a.socket.readyState = 3;
+    for (const member of [a, late]) member.member.deliver(record(2));
+    await release('m2');
+    expect(a.socket.sent).toHaveLength(1);
+    expect(late.socket.sent).toHaveLength(1);
+  });
+});
