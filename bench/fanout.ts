@@ -1,93 +1,31 @@
 // fanout: graphql-ws subscribers of one agent while records are written at a fixed rate.
 // Latency is commit-to-receive: a record's createdAt (stamped just before its commit, same machine
 // clock) to its arrival at each subscriber. The subscribers live in their own processes
-// (fanout-client.ts), which report their CPU; the server's CPU and RSS are read from /proc.
-import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { ClientCommand, ClientReport } from './fanout-client.js';
-import { BENCH_ADMIN_TOKEN, benchDatabase, gqlRequest, percentile, startServiceProcess } from './support.js';
+// (fanout-client.ts), which report their CPU; the server's CPU and RSS are read from /proc. The
+// first row is the floor of the same run: a bare `ws` broadcaster (ws-baseline.ts).
+import type { ClientReport } from './fanout-client.js';
+import {
+  baselineFleet,
+  cpuSeconds,
+  forkClient,
+  rssMb,
+  serviceFleet,
+  type Client,
+  type Fleet,
+} from './fanout-fleet.js';
+import { percentile } from './support.js';
 
 const CLIENT_PROCESSES = 2;
-const here = path.dirname(fileURLToPath(import.meta.url));
-const CLOCK_TICKS_PER_SECOND = 100;
-
-interface Client {
-  child: ChildProcess;
-  request<T>(command: ClientCommand): Promise<T>;
-  close(): Promise<void>;
-}
-
-function forkClient(): Client {
-  const child = fork(path.join(here, 'fanout-client.ts'), [], { execArgv: ['--import', 'tsx'] });
-  return {
-    child,
-    request: <T>(command: ClientCommand) =>
-      new Promise<T>((resolve, reject) => {
-        child.once('message', (message: T & { error?: string }) =>
-          message.error ? reject(new Error(message.error)) : resolve(message),
-        );
-        child.send(command);
-      }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.send({ cmd: 'close' } satisfies ClientCommand);
-      }),
-  };
-}
-
-function rssMb(pid: number): number {
-  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
-}
-
-/** CPU seconds (user + system) a process has used. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
-}
 
 /** Progress on stderr (the figures go to stdout). */
 const progress = (message: string) => process.stderr.write(`fanout: ${message}\n`);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** One agent on `instances` service processes (over Redis when several), its run and operator tokens. */
-async function startFleet(databaseUrl: string, instances: number) {
-  const url = await benchDatabase(databaseUrl, 'memory_bench_fanout', true);
-  const env = {
-    MAX_CONNECTIONS_PER_TOKEN: '20000',
-    ...(instances > 1 ? { REDIS_URL: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379' } : {}),
-  };
-  const services: Awaited<ReturnType<typeof startServiceProcess>>[] = [];
-  for (let i = 0; i < instances; i++) services.push(await startServiceProcess(url, env));
-  const admin = <T>(query: string, variables: Record<string, unknown> = {}) =>
-    gqlRequest<T>(services[0]!.url, BENCH_ADMIN_TOKEN, query, variables);
-  const { createAgent } = await admin<{ createAgent: { id: string } }>(
-    'mutation { createAgent(input: { name: "fanout" }) { id } }',
-  );
-  const { createProducer } = await admin<{ createProducer: { id: string } }>(
-    'mutation($a: UUID!) { createProducer(input: { agentId: $a, kind: ANALYSIS, name: "p" }) { id } }',
-    { a: createAgent.id },
-  );
-  const { startRun } = await admin<{ startRun: { token: string } }>(
-    'mutation($p: UUID!) { startRun(input: { producerId: $p }) { token } }',
-    { p: createProducer.id },
-  );
-  const { createOperatorToken } = await admin<{ createOperatorToken: { token: string } }>(
-    'mutation($a: UUID!) { createOperatorToken(agentId: $a) { token } }',
-    { a: createAgent.id },
-  );
-  return { services, runToken: startRun.token, operatorToken: createOperatorToken.token };
-}
-type Fleet = Awaited<ReturnType<typeof startFleet>>;
-
 async function openSubscriptions(fleet: Fleet): Promise<number> {
   let open = 0;
-  for (const service of fleet.services) {
-    const text = await (await fetch(`${service.url}/metrics`)).text();
+  for (const server of fleet.servers) {
+    const text = await (await fetch(`${server.url}/metrics`)).text();
     open += Number(/^memory_subscriptions_open (\d+)/m.exec(text)?.[1] ?? 0);
   }
   return open;
@@ -98,11 +36,10 @@ async function subscribe(fleet: Fleet, clients: Client[], active: number, idle: 
   await Promise.all(
     clients.map((client, i) => {
       const share = (n: number) => Math.floor(n / clients.length) + (i < n % clients.length ? 1 : 0);
-      const service = fleet.services[i % fleet.services.length]!;
       return client.request({
         cmd: 'open',
-        url: service.url,
-        token: fleet.operatorToken,
+        url: fleet.servers[i % fleet.servers.length]!.url,
+        token: fleet.subscriberToken,
         active: share(active),
         idle: share(idle),
       });
@@ -115,10 +52,10 @@ async function subscribe(fleet: Fleet, clients: Client[], active: number, idle: 
   }
 }
 
-/** Writes `rate` records per second for `seconds` through the instances in turn; the line of the run. */
+/** Writes `rate` records per second for `seconds` (through the instances in turn); what arrived. */
 async function measure(fleet: Fleet, clients: Client[], rate: number, seconds: number, label: string) {
   await Promise.all(clients.map((client) => client.request({ cmd: 'reset' })));
-  const pids = fleet.services.map((service) => service.child.pid!);
+  const pids = fleet.servers.map((server) => server.pid);
   const serverCpuBefore = pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
   const total = rate * seconds;
   const started = Date.now();
@@ -126,15 +63,7 @@ async function measure(fleet: Fleet, clients: Client[], rate: number, seconds: n
   for (let n = 0; n < total; n++) {
     const wait = started + (n * 1000) / rate - Date.now();
     if (wait > 0) await sleep(wait);
-    const service = fleet.services[n % fleet.services.length]!;
-    writes.push(
-      gqlRequest(
-        service.url,
-        fleet.runToken,
-        'mutation($c: String!) { createMemory(input: { type: "tick", scope: AGENT, content: $c }) { __typename } }',
-        { c: `tick ${n}` },
-      ),
-    );
+    writes.push(fleet.write(n));
   }
   await Promise.all(writes);
   const elapsed = (Date.now() - started) / 1000;
@@ -147,34 +76,45 @@ async function measure(fleet: Fleet, clients: Client[], rate: number, seconds: n
   return { label, rate, total, latencies, serverCpu, elapsed, generatorCpu, closed };
 }
 
-function line(result: Awaited<ReturnType<typeof measure>>, activeSubscribers: number, rssPer1000: number) {
+type Measured = Awaited<ReturnType<typeof measure>>;
+/** Server CPU per delivery (µs), writes included. */
+const cpuPerDelivery = (result: Measured) => (result.serverCpu / Math.max(1, result.latencies.length)) * 1e6;
+
+function line(result: Measured, activeSubscribers: number, rssPer1000: number, baseline?: Measured) {
   const { latencies, total, serverCpu, elapsed } = result;
   const expected = total * activeSubscribers;
-  const perDelivery = (serverCpu / Math.max(1, latencies.length)) * 1e6;
+  const perDelivery = cpuPerDelivery(result);
+  const ratio = baseline
+    ? `, ${(perDelivery / cpuPerDelivery(baseline)).toFixed(2)}x the bare-ws baseline's`
+    : '';
   return (
     `fanout: ${result.label}, ${result.rate} writes/s: p50 ${percentile(latencies, 50).toFixed(0)} ms, ` +
     `p99 ${percentile(latencies, 99).toFixed(0)} ms commit-to-receive; ${expected - latencies.length} of ${expected} ` +
     `deliveries lost, ${result.closed} cut off; server CPU ${((100 * serverCpu) / elapsed).toFixed(0)} % ` +
-    `(${perDelivery.toFixed(1)} µs per delivery), RSS +${rssPer1000.toFixed(1)} MB per 1,000 connections; ` +
+    `(${perDelivery.toFixed(1)} µs per delivery${ratio}), RSS +${rssPer1000.toFixed(1)} MB per 1,000 connections; ` +
     `load generator CPU ${((100 * result.generatorCpu) / elapsed).toFixed(0)} %`
   );
 }
 
 interface Row {
   label: string;
+  /** 0: the bare `ws` baseline. */
   instances: number;
   active: number;
   idle: number;
   rates: number[];
 }
 
+/** The rates' results of the baseline row, which the service rows are compared with. */
+const baselines = new Map<number, Measured>();
+
 async function runRow(databaseUrl: string, row: Row, seconds: number): Promise<string[]> {
-  progress(`${row.label}: starting ${row.instances} instance(s)`);
-  const fleet = await startFleet(databaseUrl, row.instances);
+  progress(`${row.label}: starting`);
+  const fleet = row.instances ? await serviceFleet(databaseUrl, row.instances) : await baselineFleet();
   const clients = Array.from({ length: CLIENT_PROCESSES }, forkClient);
   try {
     await sleep(1000);
-    const rss = () => fleet.services.reduce((sum, service) => sum + rssMb(service.child.pid!), 0);
+    const rss = () => fleet.servers.reduce((sum, server) => sum + rssMb(server.pid), 0);
     const before = rss();
     progress(`${row.label}: subscribing`);
     await subscribe(fleet, clients, row.active, row.idle);
@@ -189,12 +129,14 @@ async function runRow(databaseUrl: string, row: Row, seconds: number): Promise<s
     const lines = [];
     for (const rate of row.rates) {
       progress(`${row.label}: ${rate} writes/s for ${seconds} s`);
-      lines.push(line(await measure(fleet, clients, rate, seconds, row.label), row.active, rssPer1000));
+      const result = await measure(fleet, clients, rate, seconds, row.label);
+      if (!row.instances) baselines.set(rate, result);
+      lines.push(line(result, row.active, rssPer1000, row.instances ? baselines.get(rate) : undefined));
     }
     return lines;
   } finally {
     await Promise.all(clients.map((client) => client.close()));
-    for (const service of fleet.services) await service.close();
+    await fleet.close();
   }
 }
 
@@ -203,6 +145,13 @@ export async function runFanoutBench(options: { databaseUrl: string; quick?: boo
   const seconds = options.quick ? 2 : Number(process.env.BENCH_FANOUT_SECONDS || 15);
   const n = (count: number) => Math.max(2, Math.round(count * scale));
   const rows: Row[] = [
+    {
+      label: `bare ws baseline, ${n(1000)} subscribers`,
+      instances: 0,
+      active: n(1000),
+      idle: 0,
+      rates: [20, 50, 100],
+    },
     { label: `${n(1000)} subscribers`, instances: 1, active: n(1000), idle: 0, rates: [20, 50, 100] },
     {
       label: `${n(5000)} idle + ${n(1000)} active subscribers`,

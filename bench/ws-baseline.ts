@@ -33,7 +33,8 @@ const server = http.createServer((request, response) => {
     }),
   );
   for (const [socket, head] of subscriptions)
-    if (socket.readyState === socket.OPEN) socket.send(Buffer.concat([head, payload, TAIL]), { binary: false });
+    if (socket.readyState === socket.OPEN)
+      socket.send(Buffer.concat([head, payload, TAIL]), { binary: false });
   response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
 });
 

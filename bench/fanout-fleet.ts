@@ -1,0 +1,126 @@
+// The processes of the fanout bench: the servers under test (service instances, or the bare `ws`
+// baseline) with what writes one record to them, and the load-generator processes.
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ClientCommand } from './fanout-client.js';
+import { BENCH_ADMIN_TOKEN, benchDatabase, gqlRequest, postJson, startServiceProcess } from './support.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const CLOCK_TICKS_PER_SECOND = 100;
+
+export interface Client {
+  request<T>(command: ClientCommand): Promise<T>;
+  close(): Promise<void>;
+}
+
+export function forkClient(): Client {
+  const child = fork(path.join(here, 'fanout-client.ts'), [], { execArgv: ['--import', 'tsx'] });
+  return {
+    request: <T>(command: ClientCommand) =>
+      new Promise<T>((resolve, reject) => {
+        child.once('message', (message: T & { error?: string }) =>
+          message.error ? reject(new Error(message.error)) : resolve(message),
+        );
+        child.send(command);
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.send({ cmd: 'close' } satisfies ClientCommand);
+      }),
+  };
+}
+
+export function rssMb(pid: number): number {
+  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+}
+
+/** CPU seconds (user + system) a process has used. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** The servers under test and how to write the n-th record to them. */
+export interface Fleet {
+  servers: { url: string; pid: number }[];
+  /** The token the subscribers send (the baseline ignores it). */
+  subscriberToken: string;
+  write(n: number): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** One agent on `instances` service processes (over Redis when several); writes go to them in turn. */
+export async function serviceFleet(databaseUrl: string, instances: number): Promise<Fleet> {
+  const url = await benchDatabase(databaseUrl, 'memory_bench_fanout', true);
+  const env = {
+    MAX_CONNECTIONS_PER_TOKEN: '20000',
+    ...(instances > 1 ? { REDIS_URL: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379' } : {}),
+  };
+  const services: Awaited<ReturnType<typeof startServiceProcess>>[] = [];
+  for (let i = 0; i < instances; i++) services.push(await startServiceProcess(url, env));
+  const admin = <T>(query: string, variables: Record<string, unknown> = {}) =>
+    gqlRequest<T>(services[0]!.url, BENCH_ADMIN_TOKEN, query, variables);
+  const { createAgent } = await admin<{ createAgent: { id: string } }>(
+    'mutation { createAgent(input: { name: "fanout" }) { id } }',
+  );
+  const { createProducer } = await admin<{ createProducer: { id: string } }>(
+    'mutation($a: UUID!) { createProducer(input: { agentId: $a, kind: ANALYSIS, name: "p" }) { id } }',
+    { a: createAgent.id },
+  );
+  const { startRun } = await admin<{ startRun: { token: string } }>(
+    'mutation($p: UUID!) { startRun(input: { producerId: $p }) { token } }',
+    { p: createProducer.id },
+  );
+  const { createOperatorToken } = await admin<{ createOperatorToken: { token: string } }>(
+    'mutation($a: UUID!) { createOperatorToken(agentId: $a) { token } }',
+    { a: createAgent.id },
+  );
+  return {
+    servers: services.map((service) => ({ url: service.url, pid: service.child.pid! })),
+    subscriberToken: createOperatorToken.token,
+    write: (n) =>
+      gqlRequest(
+        services[n % services.length]!.url,
+        startRun.token,
+        'mutation($c: String!) { createMemory(input: { type: "tick", scope: AGENT, content: $c }) { __typename } }',
+        { c: `tick ${n}` },
+      ),
+    close: async () => {
+      for (const service of services) await service.close();
+    },
+  };
+}
+
+/** The bare `ws` broadcaster (ws-baseline.ts) in its own process: the floor of the same run. */
+export async function baselineFleet(): Promise<Fleet> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(here, 'ws-baseline.ts')],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (\S+)/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`the ws baseline exited with ${code}`)));
+  });
+  return {
+    servers: [{ url, pid: child.pid! }],
+    subscriberToken: 'baseline',
+    write: () => postJson(`${url}/broadcast`, {}),
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
