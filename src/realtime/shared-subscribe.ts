@@ -4,7 +4,16 @@
 // nothing but a final error); over SSE the iterator yields the group's shared results. The source
 // (auth, filter, replay) stays per subscriber.
 import { createHash } from 'node:crypto';
-import { createSourceEventStream, type ExecutionArgs, type ExecutionResult, print } from 'graphql';
+import {
+  createSourceEventStream,
+  Kind,
+  print,
+  visit,
+  type ArgumentNode,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+} from 'graphql';
 import { Repeater } from 'graphql-yoga';
 import { SlowConsumerError } from '../domain/errors.js';
 import { FanoutGroup, GroupMember, type FanoutTarget } from './fanout.js';
@@ -17,13 +26,44 @@ export interface FanoutOptions {
   scopeOf: (args: ExecutionArgs) => string | null;
 }
 
+/** What of a document decides a record's execution: its text, and the variables its selections use. */
+interface DocumentShape {
+  hash: string;
+  selectionVariables: string[];
+}
+
+/**
+ * The root field's own arguments (agentId, filter, after) only shape each subscriber's source; a
+ * record's execution depends on the selections alone. So subscribers that differ only there — a
+ * resumed client's `after`, above all — share a group.
+ */
+export function documentShape(document: DocumentNode): DocumentShape {
+  const rootArguments = new Set<ArgumentNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+    for (const selection of definition.selectionSet.selections)
+      if (selection.kind === Kind.FIELD)
+        for (const argument of selection.arguments ?? []) rootArguments.add(argument);
+  }
+  const names = new Set<string>();
+  visit(document, {
+    Argument: (argument) => (rootArguments.has(argument) ? false : undefined),
+    VariableDefinition: () => false,
+    Variable: (variable) => void names.add(variable.name.value),
+  });
+  return {
+    hash: createHash('sha256').update(print(document)).digest('hex'),
+    selectionVariables: [...names].sort(),
+  };
+}
+
 type SubscribeResult = AsyncIterableIterator<ExecutionResult> | ExecutionResult;
 /** How a membership ended: null when its consumer stopped it, else with the source's error (if any). */
 type Outcome = { error?: unknown } | null;
 
 export class Fanout {
   private readonly groups = new Map<string, FanoutGroup>();
-  private readonly documentKeys = new WeakMap<object, string>();
+  private readonly shapes = new WeakMap<DocumentNode, DocumentShape>();
   private nextUnshared = 0;
 
   constructor(private readonly options: FanoutOptions) {}
@@ -89,12 +129,14 @@ export class Fanout {
     const scope = this.options.scopeOf(args);
     // A subscriber without a sharing scope is a group of its own.
     if (scope === null) return `${this.nextUnshared++}`;
-    let documentKey = this.documentKeys.get(args.document);
-    if (!documentKey) {
-      documentKey = createHash('sha256').update(print(args.document)).digest('hex');
-      this.documentKeys.set(args.document, documentKey);
+    let shape = this.shapes.get(args.document);
+    if (!shape) {
+      shape = documentShape(args.document);
+      this.shapes.set(args.document, shape);
     }
-    return `shared:${scope}:${documentKey}:${args.operationName ?? ''}:${JSON.stringify(args.variableValues ?? {})}`;
+    const variables = args.variableValues ?? {};
+    const used = shape.selectionVariables.map((name) => [name, variables[name]]);
+    return `shared:${scope}:${shape.hash}:${args.operationName ?? ''}:${JSON.stringify(used)}`;
   }
 
   /** The subscription's source, or the result that refuses it (auth, input, a fault of this code). */

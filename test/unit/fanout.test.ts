@@ -5,6 +5,7 @@ import { buildSchema, parse, type ExecutionArgs } from 'graphql';
 import type { WebSocket } from 'ws';
 import { describe, expect, it } from 'vitest';
 import { FanoutGroup, GroupMember } from '../../src/realtime/fanout.js';
+import { documentShape } from '../../src/realtime/shared-subscribe.js';
 import { SocketTarget } from '../../src/realtime/socket-target.js';
 
 interface FakeSocket {
@@ -123,5 +124,23 @@ describe('fan-out group (L1)', () => {
     await release('m2');
     expect(a.socket.sent).toHaveLength(1);
     expect(late.socket.sent).toHaveLength(1);
+  });
+});
+
+describe('fan-out group key (L1, L2)', () => {
+  it("L2: variables of memoryAdded's own arguments (a resumed client's after) do not split a group; those of its selection do", () => {
+    const shape = documentShape(
+      parse(`subscription Follow($agent: UUID, $filter: MemoryFilter, $after: String, $full: Boolean!) {
+        memoryAdded(agentId: $agent, filter: $filter, after: $after) {
+          cursor
+          node { id content @include(if: $full) ...More }
+        }
+      }
+      fragment More on Memory { type @skip(if: $full) }`),
+    );
+    expect(shape.selectionVariables).toEqual(['full']);
+    const other = documentShape(parse('subscription { memoryAdded { cursor } }'));
+    expect(other.selectionVariables).toEqual([]);
+    expect(other.hash).not.toBe(shape.hash);
   });
 });
