@@ -4,7 +4,7 @@
 // (socket-target.ts: its id around the shared bytes) or an SSE stream (the shared result, which
 // Yoga serialises through its `stringify`). Backpressure stays per subscriber.
 import { execute, type ExecutionArgs, type ExecutionResult } from 'graphql';
-import type { AddedRecord } from './memory-added.js';
+import { MAX_PENDING_EVENTS, type AddedRecord } from './memory-added.js';
 
 /** Rendered records a group keeps for subscribers that are still replaying (a few, small). */
 const KEEP_RENDERED = 32;
@@ -34,10 +34,16 @@ export class GroupMember {
   constructor(
     private readonly group: FanoutGroup,
     private readonly target: FanoutTarget,
+    /** Called once when more than MAX_PENDING_EVENTS records wait for their execution (slow consumer). */
+    private readonly onOverflow: () => void = () => {},
   ) {}
 
   deliver(record: AddedRecord): void {
     if (this.closed) return;
+    if (this.backlog.length >= MAX_PENDING_EVENTS) {
+      this.close();
+      return this.onOverflow();
+    }
     // Started now even behind a backlog: executions overlap, sends keep the order.
     const rendered = this.group.render(record);
     if (this.backlog.length === 0) {
@@ -66,7 +72,8 @@ export class GroupMember {
 /** The subscribers of one agent with one document and variables, and the records rendered for them. */
 export class FanoutGroup {
   readonly members = new Set<GroupMember>();
-  private readonly rendered = new Map<number, Rendered>();
+  /** By record id (a seq is unique only within its agent, and an admin's group may follow several). */
+  private readonly rendered = new Map<string, Rendered>();
 
   constructor(
     private readonly args: ExecutionArgs,
@@ -75,10 +82,10 @@ export class FanoutGroup {
 
   /** The record as its members receive it, executed and serialised on first use (null while executing). */
   render(record: AddedRecord): Rendered {
-    let rendered = this.rendered.get(record.seq);
+    let rendered = this.rendered.get(record.id);
     if (rendered) return rendered;
     const entry: Rendered = { record: null, waiting: [] };
-    this.rendered.set(record.seq, entry);
+    this.rendered.set(record.id, entry);
     void this.execute(record).then((rendered) => {
       entry.record = rendered;
       const waiting = entry.waiting;
@@ -107,9 +114,9 @@ export class FanoutGroup {
   /** Keeps the newest rendered records (subscribers still replaying may need them); never one executing. */
   private forgetOld(): void {
     if (this.rendered.size <= KEEP_RENDERED) return;
-    for (const [seq, entry] of this.rendered) {
+    for (const [id, entry] of this.rendered) {
       if (this.rendered.size <= KEEP_RENDERED) break;
-      if (entry.record) this.rendered.delete(seq);
+      if (entry.record) this.rendered.delete(id);
     }
   }
 }

@@ -168,17 +168,19 @@ export class Fanout {
       group = new FanoutGroup(args, this.options.maskError);
       this.groups.set(key, group);
     }
-    const member = new GroupMember(group, target);
-    group.members.add(member);
     let ended: (outcome: Outcome) => void = () => {};
     const sourceEnded = new Promise<Outcome>((resolve) => (ended = resolve));
+    const member = new GroupMember(group, target, () =>
+      ended({ error: new SlowConsumerError(MAX_PENDING_EVENTS) }),
+    );
+    group.members.add(member);
     const unsubscribe = source.subscribe({
       next: (record) => member.deliver(record),
       end: (error) => ended({ error }),
     });
     const outcome = await Promise.race([stopped, sourceEnded]);
     member.close();
-    unsubscribe();
+    unsubscribe(outcome?.error); // a slow consumer's end is counted by its source
     group.members.delete(member);
     if (group.members.size === 0 && this.groups.get(key) === group) this.groups.delete(key);
     return outcome;

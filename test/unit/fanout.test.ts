@@ -5,6 +5,7 @@ import { buildSchema, parse, type ExecutionArgs } from 'graphql';
 import type { WebSocket } from 'ws';
 import { describe, expect, it } from 'vitest';
 import { FanoutGroup, GroupMember } from '../../src/realtime/fanout.js';
+import { MAX_PENDING_EVENTS } from '../../src/realtime/memory-added.js';
 import { documentShape } from '../../src/realtime/shared-subscribe.js';
 import { SocketTarget } from '../../src/realtime/socket-target.js';
 
@@ -124,6 +125,30 @@ describe('fan-out group (L1)', () => {
     await release('m2');
     expect(a.socket.sent).toHaveLength(1);
     expect(late.socket.sent).toHaveLength(1);
+  });
+});
+
+describe('fan-out group bounds (L1, L4)', () => {
+  it("L1: records of two agents with the same seq (an admin's group follows several) are rendered apart", async () => {
+    const { join, release, executions } = controlledGroup();
+    const a = join('1');
+    a.member.deliver({ id: 'agentA-5', createdAt: new Date(0), seq: 5 });
+    await release('agentA-5');
+    a.member.deliver({ id: 'agentB-5', createdAt: new Date(0), seq: 5 });
+    await release('agentB-5');
+    expect(executions).toEqual(['agentA-5', 'agentB-5']);
+    expect(a.socket.sent.map((m) => JSON.parse(m).payload.data.memoryAdded.id)).toEqual([
+      'agentA-5',
+      'agentB-5',
+    ]);
+  });
+
+  it('L4: a member with more than MAX_PENDING_EVENTS records waiting for execution is ended once as a slow consumer', () => {
+    const { group } = controlledGroup();
+    let overflows = 0;
+    const member = new GroupMember(group, { send: () => {} }, () => overflows++);
+    for (let seq = 1; seq <= MAX_PENDING_EVENTS + 5; seq++) member.deliver(record(seq));
+    expect(overflows).toBe(1);
   });
 });
 
