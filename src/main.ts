@@ -46,7 +46,13 @@ async function openMigratedDatabase(config: Config, logger: Logger): Promise<Dat
   return db;
 }
 
-function startServer(config: Config, db: Database, events: MemoryEvents, logger: Logger): Server {
+function startServer(
+  config: Config,
+  db: Database,
+  events: MemoryEvents,
+  logger: Logger,
+  graphiqlToken: () => string | null,
+): Server {
   const webRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist/web');
   return createServer({
     db,
@@ -57,6 +63,7 @@ function startServer(config: Config, db: Database, events: MemoryEvents, logger:
     maxConnectionsPerToken: config.maxConnectionsPerToken,
     corsOrigins: config.corsOrigins,
     graphiql: config.graphiql,
+    graphiqlToken,
     introspection: config.introspection,
   });
 }
@@ -74,25 +81,15 @@ function startupBanner(config: Config, db: Database, base: string): string[] {
   return lines;
 }
 
-/** DEMO=1: seeds an empty database and prints how to sign in as the demo agent's operator. */
-async function demoSignIn(db: Database, base: string): Promise<string[]> {
+/** DEMO=1: seeds an empty database; the demo agent, and an operator token to sign in with. */
+async function demoSignIn(db: Database): Promise<{ agent: string; token: string } | null> {
   const demo = await seedDemo(db, new Date());
-  if (demo) {
-    return [
-      `  demo agent:    ${demo.agentName} (${demo.agentId})`,
-      `  operator token: ${demo.operatorToken}`,
-      `  open:          ${base}/#token=${demo.operatorToken}`,
-    ];
-  }
+  if (demo) return { agent: `${demo.agentName} (${demo.agentId})`, token: demo.operatorToken };
   // Already seeded: tokens are stored only as hashes, so sign in with a fresh operator token.
   const agent = await db.prisma.agent.findUnique({ where: { name: DEMO_AGENT_NAME } });
-  if (!agent) return [];
+  if (!agent) return null;
   const { token } = await createOperatorToken(db, agent.id);
-  return [
-    `  demo agent:    ${agent.name} (${agent.id}), already seeded`,
-    `  operator token: ${token}`,
-    `  open:          ${base}/#token=${token}`,
-  ];
+  return { agent: `${agent.name} (${agent.id}), already seeded`, token };
 }
 
 /** SIGTERM/SIGINT: close sockets and requests, then events and the database; exit 1 after 5 s. */
@@ -124,12 +121,21 @@ async function main(): Promise<void> {
   lockEmbeddedDataDir(config);
   const db = await openMigratedDatabase(config, logger);
   const events = await createRealtime({ redisUrl: config.redisUrl, logger });
-  const server = startServer(config, db, events, logger);
+  let demoToken: string | null = null;
+  const server = startServer(config, db, events, logger, () => demoToken);
   const address = await server.listen(config.port, config.host);
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${address.port}`;
 
   const lines = startupBanner(config, db, base);
-  if (config.demo) lines.push(...(await demoSignIn(db, base)));
+  const demo = config.demo ? await demoSignIn(db) : null;
+  if (demo) {
+    demoToken = demo.token;
+    lines.push(
+      `  demo agent:    ${demo.agent}`,
+      `  operator token: ${demo.token}  (also in GraphiQL's Headers tab)`,
+      `  open:          ${base}/#token=${demo.token}`,
+    );
+  }
   console.log(lines.join('\n'));
   installShutdown(logger, server, events, db);
 }

@@ -44,6 +44,8 @@ export interface ServerDeps {
   corsOrigins?: string[];
   /** GraphiQL on /graphql (default on); introspection (default on). */
   graphiql?: boolean;
+  /** Demo mode: the demo agent's operator token, pre-filled in GraphiQL's headers editor. */
+  graphiqlToken?: () => string | null;
   introspection?: boolean;
 }
 
@@ -89,6 +91,19 @@ function contextFactory(deps: ServerDeps, parts: YogaParts) {
   };
 }
 
+/** GraphiQL's first screen: a query that works as it stands, with the demo's token when there is one. */
+function graphiqlOptions(token: string | null) {
+  const hint = token
+    ? "# The demo agent's operator token is in the Headers tab; run this with ▶."
+    : '# Put {"Authorization": "Bearer <token>"} in the Headers tab, then run this with ▶.';
+  return {
+    subscriptionsProtocol: 'WS' as const,
+    title: 'Memory service',
+    defaultQuery: `${hint}\nquery Types {\n  memoryTypes { type count }\n}\n`,
+    ...(token ? { headers: JSON.stringify({ Authorization: `Bearer ${token}` }, null, 2) } : {}),
+  };
+}
+
 /** SSE subscriptions share each record's execution and serialisation with their group (L1). */
 function sharedSubscriptions(fanout: Fanout): Plugin {
   return { onSubscribe: ({ setSubscribeFn }) => setSubscribeFn(fanout.subscribeStream) };
@@ -105,12 +120,7 @@ function createYogaApp(deps: ServerDeps, parts: YogaParts): Server['yoga'] {
     cors: corsPolicy(corsOrigins),
     landingPage: false,
     renderGraphiQL: renderOfflineGraphiQL,
-    graphiql: deps.graphiql !== false && {
-      subscriptionsProtocol: 'WS',
-      title: 'Memory service',
-      defaultQuery:
-        '# Set the Authorization header (Bearer <token>) in the Headers tab.\n{\n  memoryTypes { type count }\n}\n',
-    },
+    graphiql: deps.graphiql !== false && (() => graphiqlOptions(deps.graphiqlToken?.() ?? null)),
     maskedErrors: { maskError: parts.maskError },
     logging: yogaLogging(deps.logger),
     // Request limits (GraphQL Armor): parse and validation refuse abusive documents before execution.

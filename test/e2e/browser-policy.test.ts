@@ -37,7 +37,8 @@ beforeAll(async () => {
   execFileSync(process.execPath, [path.join(repoRoot, 'scripts/build-web.mjs'), '--outdir', webRoot], {
     cwd: repoRoot,
   });
-  h = await startHarness({ webRoot, server: { corsOrigins: [LISTED] } });
+  // GraphiQL pre-fills the demo's operator token (main.ts passes it in demo mode).
+  h = await startHarness({ webRoot, server: { corsOrigins: [LISTED], graphiqlToken: () => operatorToken } });
   const address = await h.server.listen(0, '127.0.0.1');
   base = `http://127.0.0.1:${address.port}`;
   const fx = await createAgentFixture(h);
@@ -122,8 +123,8 @@ describe('S2: GraphiQL in a browser', () => {
     return { page, outside, problems };
   }
 
-  it('S2: GraphiQL works offline under its CSP and runs the default query with a token', async () => {
-    const { page, outside, problems } = await offlinePage({ authorization: `Bearer ${operatorToken}` });
+  it('S2: GraphiQL works offline under its CSP and runs its default query with the pre-filled token', async () => {
+    const { page, outside, problems } = await offlinePage();
 
     const response = await page.goto(`${base}/graphql`);
     expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");

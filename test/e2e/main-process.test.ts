@@ -27,8 +27,13 @@ describe('the service process (embedded mode)', () => {
     expect(out).toMatch(/open: +http:\/\/127\.0\.0\.1:\d+\/#token=op_/);
     const graphiql = await fetch(`${service.url}/graphql`, { headers: { accept: 'text/html' } });
     expect(graphiql.status).toBe(200);
-    expect(await graphiql.text()).toContain('GraphiQL');
+    const html = await graphiql.text();
+    expect(html).toContain('GraphiQL');
     const token = /#token=(op_\S+)/.exec(out)![1]!;
+    // GraphiQL opens with the demo agent's token in its headers editor and a query that runs as it is.
+    const options = JSON.parse(/id="graphiql-options">([^<]*)</.exec(html)![1]!) as Record<string, string>;
+    expect(JSON.parse(options.headers!)).toEqual({ Authorization: `Bearer ${token}` });
+    expect(options.defaultQuery).toContain('query Types');
     const response = await fetch(`${service.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
