@@ -4,23 +4,41 @@ import type { CursorPosition } from '../domain/cursor.js';
 import type { ResolvedFilter } from '../domain/memory-filter.js';
 import type { ResolvedWindow } from '../domain/time-window.js';
 import type { Database } from './db.js';
-import type { Prisma } from './generated/prisma/client.js';
 import { loadRecords, type LoadedRecord, type RecordNeeds } from './record-rows.js';
 
-/** `list` applies from <= createdAt < to; `live` leaves a rolling window open above (see matchesFilter). */
-function filterWhere(
-  agentId: string,
-  filter: ResolvedFilter,
-  mode: 'list' | 'live',
-): Prisma.MemoryWhereInput {
-  const where: Prisma.MemoryWhereInput = { agentId };
-  if (filter.types !== null) where.type = { in: filter.types };
+/** Collects a statement's parameters; each call returns its placeholder (`$1`, `$2`, …). */
+type Param = (value: unknown) => string;
+
+function parameters(): { values: unknown[]; param: Param } {
+  const values: unknown[] = [];
+  return { values, param: (value) => `$${values.push(value)}` };
+}
+
+/**
+ * The browse filter (B2, B3) as SQL conditions on `m`, the one definition every read uses: the
+ * page, the type counts and a subscriber's replay. `list` applies from <= createdAt < to; `live`
+ * leaves a rolling window open above (see matchesFilter).
+ */
+function filterSql(agentId: string, filter: ResolvedFilter, mode: 'list' | 'live', param: Param): string[] {
+  const where = [`m."agentId" = ${param(agentId)}`];
+  // One type is an equality, so the (agentId, type, createdAt, id) index yields the page in order
+  // (with `= ANY(…)` the planner of a prepared statement scans all the agent's records instead).
+  const types = filter.types;
+  if (types?.length === 1) where.push(`m.type = ${param(types[0])}`);
+  else if (types !== null) where.push(`m.type = ANY(${param(types)}::text[])`);
   const window = filter.window;
-  if (window !== null) {
-    where.createdAt =
-      mode === 'live' && window.rolling ? { gte: window.from } : { gte: window.from, lt: window.to };
+  if (window) {
+    where.push(`m."createdAt" >= ${param(window.from)}`);
+    if (mode === 'list' || !window.rolling) where.push(`m."createdAt" < ${param(window.to)}`);
   }
   return where;
+}
+
+/** The statement variant of a filter (a named statement must keep one text per name). */
+function filterVariant(filter: ResolvedFilter, mode: 'list' | 'live'): string {
+  const types = filter.types === null ? '0' : filter.types.length === 1 ? '1' : 'n';
+  const window = !filter.window ? '0' : mode === 'live' && filter.window.rolling ? 'o' : '1';
+  return types + window;
 }
 
 export interface MemoryPage {
@@ -41,19 +59,8 @@ export async function listMemoryPage(
   page: { first: number; after: CursorPosition | null },
   needs: RecordNeeds,
 ): Promise<MemoryPage> {
-  const values: unknown[] = [agentId];
-  const param = (value: unknown) => `$${values.push(value)}`;
-  const where = ['m."agentId" = $1'];
-  // One type is an equality, so the (agentId, type, createdAt, id) index yields the page in order
-  // (with `= ANY(…)` the planner of a prepared statement scans all the agent's records instead).
-  const types = filter.types;
-  if (types?.length === 1) where.push(`m.type = ${param(types[0])}`);
-  else if (types !== null) where.push(`m.type = ANY(${param(types)}::text[])`);
-  if (filter.window) {
-    where.push(
-      `m."createdAt" >= ${param(filter.window.from)} AND m."createdAt" < ${param(filter.window.to)}`,
-    );
-  }
+  const { values, param } = parameters();
+  const where = filterSql(agentId, filter, 'list', param);
   if (page.after) {
     const at = param(page.after.createdAt);
     // The redundant bound lets the (agentId, createdAt, id) index bound the scan.
@@ -65,12 +72,8 @@ export async function listMemoryPage(
     order: 'ORDER BY m."createdAt" DESC, m.id DESC',
     limit: `LIMIT ${param(page.first + 1)}`,
   } as const;
-  const variant = [
-    types === null ? '0' : types.length === 1 ? '1' : 'n',
-    filter.window ? '1' : '0',
-    page.after ? '1' : '0',
-  ];
-  const rows = await loadRecords(db.sql, needs, query, values, variant.join(''));
+  const variant = filterVariant(filter, 'list') + (page.after ? '1' : '0');
+  const rows = await loadRecords(db.sql, needs, query, values, variant);
   return { rows: rows.slice(0, page.first), hasNextPage: rows.length > page.first };
 }
 
@@ -94,19 +97,19 @@ export async function listMemoriesInSeqRange(
   range: { afterSeq: number; upToSeq: number },
   limit: number,
 ): Promise<SequencedMemory[]> {
-  // Prisma reads a negative `take` as "from the end": refuse it rather than replay the wrong records.
+  // A LIMIT below 1 would replay nothing (or fail): refuse it rather than skip records.
   if (!Number.isInteger(limit) || limit < 1)
     throw new RangeError(`limit must be a positive integer, got ${limit}`);
-  const rows = await db.prisma.memory.findMany({
-    select: { id: true, type: true, createdAt: true, seq: true },
-    where: {
-      ...filterWhere(agentId, filter, 'live'),
-      seq: { gt: BigInt(range.afterSeq), lte: BigInt(range.upToSeq) },
-    },
-    orderBy: { seq: 'asc' },
-    take: limit,
-  });
-  return rows.map((row) => ({ ...row, seq: Number(row.seq) }));
+  const { values, param } = parameters();
+  const where = filterSql(agentId, filter, 'live', param);
+  where.push(`m.seq > ${param(range.afterSeq)} AND m.seq <= ${param(range.upToSeq)}`);
+  const rows = await db.sql.query<{ id: string; type: string; createdAt: Date; seq: string }>(
+    `SELECT m.id, m.type, m."createdAt", m.seq::text AS seq FROM "Memory" m
+     WHERE ${where.join(' AND ')} ORDER BY m.seq LIMIT ${param(limit)}`,
+    values,
+    `replay_${filterVariant(filter, 'live')}`,
+  );
+  return rows.map((row) => ({ ...row, createdAt: new Date(row.createdAt), seq: Number(row.seq) }));
 }
 
 /** L2: the agent's highest committed seq; every record up to it has committed (0: none yet). */
@@ -151,13 +154,15 @@ export async function listMemoryTypes(
   agentId: string,
   window: ResolvedWindow | null,
 ): Promise<MemoryTypeCount[]> {
-  const groups = await db.prisma.memory.groupBy({
-    by: ['type'],
-    where: filterWhere(agentId, { types: null, window }, 'list'),
-    _count: { _all: true },
-  });
+  const { values, param } = parameters();
+  const where = filterSql(agentId, { types: null, window }, 'list', param);
+  const groups = await db.sql.query<{ type: string; count: number }>(
+    `SELECT m.type, count(*)::int AS count FROM "Memory" m WHERE ${where.join(' AND ')} GROUP BY m.type`,
+    values,
+    `types_${window ? '1' : '0'}`,
+  );
   // Sorted here by code point: database collations disagree about `_`.
   return groups
-    .map((group) => ({ type: group.type, count: group._count._all }))
+    .map((group) => ({ type: group.type, count: group.count }))
     .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
 }

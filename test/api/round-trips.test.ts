@@ -308,7 +308,7 @@ describe('round trips', () => {
           "sql: SELECT id, agentId, revokedAt FROM OperatorToken WHERE tokenHash = $",
           "prisma: SELECT MIN(seq) AS _min$seq FROM (SELECT seq FROM Memory WHERE (agentId = $ AND createdAt >= $ AND (createdAt > $ OR (createdAt = $ AND id > $))) OFFSET $) AS sub",
           "prisma: SELECT id, lastSeq FROM Agent WHERE (id = $ AND 1=1) LIMIT $ OFFSET $",
-          "prisma: SELECT id, type, createdAt, seq FROM Memory WHERE (agentId = $ AND type IN ($…) AND seq > $ AND seq <= $) ORDER BY seq ASC LIMIT $ OFFSET $",
+          "sql: SELECT m.id, m.type, m.createdAt, m.seq::text AS seq FROM Memory m WHERE m.agentId = $ AND m.type = ANY($::text[]) AND m.seq > $ AND m.seq <= $ ORDER BY m.seq LIMIT $",
           "sql: WITH record SELECT m.*, ARRAY(SELECT t.instrumentId FROM MemoryTarget t WHERE t.memoryId = m.id ORDER BY t.position) AS instruments, (SELECT coalesce(json_agg(json_build_object('linkType', l.lin…",
           "sql: WITH record SELECT m.*, ARRAY(SELECT t.instrumentId FROM MemoryTarget t WHERE t.memoryId = m.id ORDER BY t.position) AS instruments, (SELECT coalesce(json_agg(json_build_object('linkType', l.lin…",
         ],

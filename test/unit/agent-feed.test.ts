@@ -31,14 +31,13 @@ function fakeDatabase() {
   const reads: unknown[] = [];
   const state = { fail: false };
   const db = {
-    prisma: {
-      agent: { findUnique: async () => null },
-      memory: {
-        findMany: async (args: { where: { seq: unknown } }) => {
-          reads.push(args.where.seq);
-          if (state.fail) throw new Error('database unavailable');
-          return [{ id: 'id1', type: 'x', createdAt: at, seq: 1n }];
-        },
+    prisma: { agent: { findUnique: async () => null } },
+    sql: {
+      // The replay's parameters: the agent, then the seq range (after, up to], then the limit.
+      query: async (_text: string, params: unknown[]) => {
+        reads.push(params.slice(1, 3));
+        if (state.fail) throw new Error('database unavailable');
+        return [{ id: 'id1', type: 'x', createdAt: at, seq: '1' }];
       },
     },
   } as unknown as Database;
@@ -59,7 +58,7 @@ describe('the agent feed (L2)', () => {
     await events.publishMemoryAdded(event(2)); // seq 1 never arrives: read once, for both
     for (const first of firsts) expect((await first).value.id).toBe('id1');
     for (const s of streams) expect((await s.next()).value.id).toBe('id2');
-    expect(reads).toEqual([{ gt: 0n, lte: 1n }]);
+    expect(reads).toEqual([[0, 1]]);
     await streams[0]!.return(undefined);
     expect(events.listeners()).toBe(1);
     await streams[1]!.return(undefined);

@@ -78,13 +78,12 @@ describe('memoryAddedStream in commit order (L2)', () => {
     const events = createMemoryEvents();
     const ranges: unknown[] = [];
     const db = {
-      prisma: {
-        agent: { findUnique: async () => null },
-        memory: {
-          findMany: async (args: { where: { seq: unknown } }) => {
-            ranges.push(args.where.seq);
-            return [{ id: 'id1', type: 'x', createdAt: at, seq: 1n }];
-          },
+      prisma: { agent: { findUnique: async () => null } },
+      sql: {
+        // The replay's parameters: the agent, then the seq range (after, up to], then the limit.
+        query: async (_text: string, params: unknown[]) => {
+          ranges.push(params.slice(1, 3));
+          return [{ id: 'id1', type: 'x', createdAt: at, seq: '1' }];
         },
       },
     } as unknown as Database;
@@ -99,7 +98,7 @@ describe('memoryAddedStream in commit order (L2)', () => {
     await new Promise((r) => setTimeout(r, 0));
     await events.publishMemoryAdded(event(3));
     expect((await first).value.id).toBe('id1'); // after GAP_WAIT_MS, from the database
-    expect(ranges).toEqual([{ gt: 0n, lte: 2n }]);
+    expect(ranges).toEqual([[0, 2]]);
     expect((await stream.next()).value.id).toBe('id3');
     await stream.return(undefined);
   });
