@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ClientCommand } from './fanout-client.js';
+import { agentOverHttp } from '../test/support/processes.js';
 import { BENCH_ADMIN_TOKEN, benchDatabase, gqlRequest, postJson, startServiceProcess } from './support.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -62,30 +63,14 @@ export async function serviceFleet(databaseUrl: string, instances: number): Prom
   };
   const services: Awaited<ReturnType<typeof startServiceProcess>>[] = [];
   for (let i = 0; i < instances; i++) services.push(await startServiceProcess(url, env));
-  const admin = <T>(query: string, variables: Record<string, unknown> = {}) =>
-    gqlRequest<T>(services[0]!.url, BENCH_ADMIN_TOKEN, query, variables);
-  const { createAgent } = await admin<{ createAgent: { id: string } }>(
-    'mutation { createAgent(input: { name: "fanout" }) { id } }',
-  );
-  const { createProducer } = await admin<{ createProducer: { id: string } }>(
-    'mutation($a: UUID!) { createProducer(input: { agentId: $a, kind: ANALYSIS, name: "p" }) { id } }',
-    { a: createAgent.id },
-  );
-  const { startRun } = await admin<{ startRun: { token: string } }>(
-    'mutation($p: UUID!) { startRun(input: { producerId: $p }) { token } }',
-    { p: createProducer.id },
-  );
-  const { createOperatorToken } = await admin<{ createOperatorToken: { token: string } }>(
-    'mutation($a: UUID!) { createOperatorToken(agentId: $a) { token } }',
-    { a: createAgent.id },
-  );
+  const agent = await agentOverHttp(services[0]!.url, BENCH_ADMIN_TOKEN, 'fanout');
   return {
     servers: services.map((service) => ({ url: service.url, pid: service.child.pid! })),
-    subscriberToken: createOperatorToken.token,
+    subscriberToken: agent.operatorToken,
     write: (n) =>
       gqlRequest(
         services[n % services.length]!.url,
-        startRun.token,
+        agent.runToken,
         'mutation($c: String!) { createMemory(input: { type: "tick", scope: AGENT, content: $c }) { __typename } }',
         { c: `tick ${n}` },
       ),

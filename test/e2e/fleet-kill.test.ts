@@ -3,7 +3,13 @@
 // only its own sockets, whose clients resume on the other with their last cursor (L2) and end up
 // with every record exactly once, in commit order.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresDatabase, startServiceProcess, type ServiceProcess } from '../support/processes.js';
+import {
+  agentOverHttp,
+  createPostgresDatabase,
+  gqlOverHttp,
+  startServiceProcess,
+  type ServiceProcess,
+} from '../support/processes.js';
 import { WsPeer } from '../support/ws-peer.js';
 
 const ADMIN = 'adm_fleet_kill_token_0123456789abc';
@@ -29,19 +35,8 @@ const resumes = new Map<WsPeer, Promise<void>>();
 /** Every record written, in write order (each write awaited: commit order too). */
 const written: string[] = [];
 
-async function gql<T>(base: string, token: string, query: string, variables: Record<string, unknown> = {}) {
-  const response = await fetch(`${base}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ query, variables }),
-  });
-  const json = (await response.json()) as { data: T; errors?: unknown };
-  if (json.errors) throw new Error(JSON.stringify(json.errors));
-  return json.data;
-}
-
 async function write(base: string, content: string): Promise<void> {
-  const { createMemory } = await gql<{ createMemory: { memory: { id: string } } }>(
+  const { createMemory } = await gqlOverHttp<{ createMemory: { memory: { id: string } } }>(
     base,
     runToken,
     'mutation($c: String!) { createMemory(input: { type: "note", scope: AGENT, content: $c }) { ... on CreateMemorySuccess { memory { id } } } }',
@@ -51,31 +46,7 @@ async function write(base: string, content: string): Promise<void> {
 }
 
 async function createFixture(): Promise<void> {
-  const { createAgent } = await gql<{ createAgent: { id: string } }>(
-    a.url,
-    ADMIN,
-    'mutation { createAgent(input: { name: "fleet" }) { id } }',
-  );
-  const { createProducer } = await gql<{ createProducer: { id: string } }>(
-    a.url,
-    ADMIN,
-    'mutation($a: UUID!) { createProducer(input: { agentId: $a, kind: ANALYSIS, name: "p" }) { id } }',
-    { a: createAgent.id },
-  );
-  const { startRun } = await gql<{ startRun: { token: string } }>(
-    a.url,
-    ADMIN,
-    'mutation($p: UUID!) { startRun(input: { producerId: $p }) { token } }',
-    { p: createProducer.id },
-  );
-  const { createOperatorToken } = await gql<{ createOperatorToken: { token: string } }>(
-    a.url,
-    ADMIN,
-    'mutation($a: UUID!) { createOperatorToken(agentId: $a) { token } }',
-    { a: createAgent.id },
-  );
-  runToken = startRun.token;
-  operatorToken = createOperatorToken.token;
+  ({ runToken, operatorToken } = await agentOverHttp(a.url, ADMIN, 'fleet'));
 }
 
 /** The instance's joined memoryAdded subscriptions, as its Prometheus gauge reads. */

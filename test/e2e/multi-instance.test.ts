@@ -1,28 +1,18 @@
 // L3: two real server processes on one PostgreSQL, fanned out through Redis.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresDatabase, startServiceProcess, type ServiceProcess } from '../support/processes.js';
+import {
+  agentOverHttp,
+  createPostgresDatabase,
+  gqlOverHttp,
+  startServiceProcess,
+  type ServiceProcess,
+} from '../support/processes.js';
 import { subscribeWs, wsClient } from '../support/live.js';
 
 const ADMIN = 'adm_multi_instance_token_0123456789';
 let database: { url: string; drop(): Promise<void> };
 let a: ServiceProcess;
 let b: ServiceProcess;
-
-async function gql<T>(
-  base: string,
-  token: string,
-  query: string,
-  variables: Record<string, unknown> = {},
-): Promise<T> {
-  const response = await fetch(`${base}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ query, variables }),
-  });
-  const json = (await response.json()) as { data: T; errors?: unknown };
-  if (json.errors) throw new Error(JSON.stringify(json.errors));
-  return json.data;
-}
 
 beforeAll(async () => {
   database = await createPostgresDatabase();
@@ -43,40 +33,16 @@ afterAll(async () => {
 
 describe('several instances (L3)', () => {
   it('L3: a record written through one instance reaches a subscriber of another within 1 s', async () => {
-    await gql(a.url, ADMIN, 'mutation { upsertInstrument(input: { id: "ETH" }) { id } }');
-    const { createAgent } = await gql<{ createAgent: { id: string } }>(
-      a.url,
-      ADMIN,
-      'mutation { createAgent(input: { name: "multi" }) { id } }',
-    );
-    const { createProducer } = await gql<{ createProducer: { id: string } }>(
-      a.url,
-      ADMIN,
-      'mutation($a: UUID!) { createProducer(input: { agentId: $a, kind: ANALYSIS, name: "p" }) { id } }',
-      { a: createAgent.id },
-    );
-    const { startRun } = await gql<{ startRun: { token: string } }>(
-      a.url,
-      ADMIN,
-      'mutation($p: UUID!) { startRun(input: { producerId: $p }) { token } }',
-      {
-        p: createProducer.id,
-      },
-    );
-    const { createOperatorToken } = await gql<{ createOperatorToken: { token: string } }>(
-      a.url,
-      ADMIN,
-      'mutation($a: UUID!) { createOperatorToken(agentId: $a) { token } }',
-      { a: createAgent.id },
-    );
+    await gqlOverHttp(a.url, ADMIN, 'mutation { upsertInstrument(input: { id: "ETH" }) { id } }');
+    const { runToken, operatorToken } = await agentOverHttp(a.url, ADMIN, 'multi');
 
-    const client = wsClient(b.url, createOperatorToken.token);
+    const client = wsClient(b.url, operatorToken);
     // Live-only subscription on B; wait until it is established by receiving a first probe record.
     const sub = subscribeWs(client, {});
     const write = (content: string) =>
-      gql<{ createMemory: { memory: { id: string } } }>(
+      gqlOverHttp<{ createMemory: { memory: { id: string } } }>(
         a.url,
-        startRun.token,
+        runToken,
         'mutation($c: String!) { createMemory(input: { type: "note", scope: AGENT, content: $c }) { ... on CreateMemorySuccess { memory { id } } } }',
         { c: content },
       );

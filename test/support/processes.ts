@@ -82,3 +82,43 @@ export async function startServiceProcess(
     },
   };
 }
+
+/** A GraphQL request to a service process; throws on `errors`. */
+export async function gqlOverHttp<T>(
+  base: string,
+  token: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<T> {
+  const response = await fetch(`${base}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query, variables }),
+  });
+  const json = (await response.json()) as { data: T; errors?: unknown };
+  if (json.errors) throw new Error(JSON.stringify(json.errors));
+  return json.data;
+}
+
+/** Through a service process's admin API: an agent, an Analysis producer with a running run, an operator token. */
+export async function agentOverHttp(base: string, adminToken: string, name: string) {
+  const admin = <T>(query: string, variables: Record<string, unknown> = {}) =>
+    gqlOverHttp<T>(base, adminToken, query, variables);
+  const { createAgent } = await admin<{ createAgent: { id: string } }>(
+    'mutation($n: String!) { createAgent(input: { name: $n }) { id } }',
+    { n: name },
+  );
+  const { createProducer } = await admin<{ createProducer: { id: string } }>(
+    'mutation($a: UUID!) { createProducer(input: { agentId: $a, kind: ANALYSIS, name: "p" }) { id } }',
+    { a: createAgent.id },
+  );
+  const { startRun } = await admin<{ startRun: { token: string } }>(
+    'mutation($p: UUID!) { startRun(input: { producerId: $p }) { token } }',
+    { p: createProducer.id },
+  );
+  const { createOperatorToken } = await admin<{ createOperatorToken: { token: string } }>(
+    'mutation($a: UUID!) { createOperatorToken(agentId: $a) { token } }',
+    { a: createAgent.id },
+  );
+  return { agentId: createAgent.id, runToken: startRun.token, operatorToken: createOperatorToken.token };
+}
