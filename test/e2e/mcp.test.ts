@@ -31,7 +31,7 @@ import {
   type TransportName,
 } from '../support/mcp.js';
 import type { ServiceProcess } from '../support/processes.js';
-import { gqlRequest } from '../support/write-ledger.js';
+import { gqlOverHttp as gqlRequest } from '../support/processes.js';
 
 const ALL = [
   'write_memory',

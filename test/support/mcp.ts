@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { testDatabaseUrl } from './env.js';
 import { createPostgresDatabase, startServiceProcess, type ServiceProcess } from './processes.js';
-import { gqlRequest } from './write-ledger.js';
+import { gqlOverHttp as gqlRequest } from './processes.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const MCP_ADMIN = 'adm_mcp_test_token_0123456789abcdef';

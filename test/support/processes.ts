@@ -94,6 +94,7 @@ export async function gqlOverHttp<T>(
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify({ query, variables }),
+    signal: AbortSignal.timeout(10_000),
   });
   const json = (await response.json()) as { data: T; errors?: unknown };
   if (json.errors) throw new Error(JSON.stringify(json.errors));

@@ -1,6 +1,7 @@
 // Write bursts against a real service process, with a ledger of every outcome, and the W5 audit
 // of the database afterwards: every acknowledged write complete, no row that was not acknowledged
 // or left in doubt, no partial row.
+import { gqlOverHttp as gqlRequest } from './processes.js';
 
 export const GENERIC_GRAPHQL_ERROR = { message: 'Unexpected error.', code: 'INTERNAL_SERVER_ERROR' };
 export const GENERIC_REST_ERROR = { error: 'internal error', code: 'internal_error' };
@@ -41,23 +42,6 @@ SELECT m.id::text AS id, m.content,
 export const ORPHANS_SQL = `
 SELECT (SELECT count(*) FROM "MemoryTarget" t WHERE NOT EXISTS (SELECT 1 FROM "Memory" m WHERE m.id = t."memoryId"))
      + (SELECT count(*) FROM "MemoryLink" l WHERE NOT EXISTS (SELECT 1 FROM "Memory" m WHERE m.id = l."memoryId")) AS n`;
-
-export async function gqlRequest<T>(
-  base: string,
-  token: string,
-  query: string,
-  variables: Record<string, unknown> = {},
-): Promise<T> {
-  const response = await fetch(`${base}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ query, variables }),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const json = (await response.json()) as { data: T; errors?: unknown };
-  if (json.errors) throw new Error(JSON.stringify(json.errors));
-  return json.data;
-}
 
 /** An agent selecting two instruments, an ANALYSIS run token to write with, an operator token to read with. */
 export async function createWriterFixture(
