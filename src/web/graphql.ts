@@ -6,11 +6,14 @@ export interface GraphQLErrorShape {
   extensions?: Record<string, unknown>;
 }
 
-/** The token is missing, unknown or revoked (UNAUTHENTICATED) or may not browse (FORBIDDEN). */
+/**
+ * The token is missing or unknown (UNAUTHENTICATED), may not browse (FORBIDDEN), or worked and stopped
+ * working: revoked, or its run finished (ENDED, S6).
+ */
 export class AuthError extends Error {
   constructor(
     message: string,
-    readonly code: 'UNAUTHENTICATED' | 'FORBIDDEN',
+    readonly code: 'UNAUTHENTICATED' | 'FORBIDDEN' | 'ENDED',
   ) {
     super(message);
     this.name = 'AuthError';
@@ -36,10 +39,15 @@ export class NetworkError extends Error {
   }
 }
 
+const ENDED_REASON = /revoked|run \S+ is (SUCCEEDED|FAILED|CANCELLED)/;
+
 /** Turns a list of GraphQL errors into the error the page acts on (auth errors win). */
 export function errorFromGraphQL(errors: readonly GraphQLErrorShape[]): AuthError | RequestError {
   for (const error of errors) {
     const code = error.extensions?.code;
+    // The server names the reason ("Not authenticated: operator token revoked", "… run … is SUCCEEDED").
+    if (code === 'UNAUTHENTICATED' && ENDED_REASON.test(error.message))
+      return new AuthError(error.message, 'ENDED');
     if (code === 'UNAUTHENTICATED' || code === 'FORBIDDEN') return new AuthError(error.message, code);
   }
   return new RequestError(errors.map((error) => error.message).join('; ') || 'Request failed', [...errors]);

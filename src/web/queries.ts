@@ -1,4 +1,5 @@
 // The operations the Memories tab sends, with the shapes they return (names fixed by the API contract).
+// Every records operation names its agent: the admin token must (it has none), an operator token may.
 
 export type RollingWindow = 'LAST_1H' | 'LAST_6H' | 'LAST_24H';
 
@@ -82,31 +83,49 @@ const CONNECTION_FIELDS = `
 
 /** First page and the type list in one round trip (B1: the counts follow the same window). */
 export const FIRST_PAGE_QUERY = `
-  query MemoriesFirstPage($filter: MemoryFilter, $window: TimeWindowInput, $first: Int) {
-    memoryTypes(window: $window) { type count }
-    memories(filter: $filter, first: $first) { ${CONNECTION_FIELDS} }
+  query MemoriesFirstPage($agentId: UUID, $filter: MemoryFilter, $window: TimeWindowInput, $first: Int) {
+    memoryTypes(agentId: $agentId, window: $window) { type count }
+    memories(agentId: $agentId, filter: $filter, first: $first) { ${CONNECTION_FIELDS} }
   }
 `;
 
 /** B4: the next page continues after the last cursor with the very same filter. */
 export const OLDER_PAGE_QUERY = `
-  query MemoriesOlderPage($filter: MemoryFilter, $first: Int, $after: String) {
-    memories(filter: $filter, first: $first, after: $after) { ${CONNECTION_FIELDS} }
+  query MemoriesOlderPage($agentId: UUID, $filter: MemoryFilter, $first: Int, $after: String) {
+    memories(agentId: $agentId, filter: $filter, first: $first, after: $after) { ${CONNECTION_FIELDS} }
   }
 `;
 
 export const TYPE_COUNTS_QUERY = `
-  query MemoryTypeCounts($window: TimeWindowInput) {
-    memoryTypes(window: $window) { type count }
+  query MemoryTypeCounts($agentId: UUID, $window: TimeWindowInput) {
+    memoryTypes(agentId: $agentId, window: $window) { type count }
   }
 `;
 
 /** B5/L2: resumes after the newest record shown, so nothing written meanwhile is missed. */
 export const MEMORY_ADDED_SUBSCRIPTION = `
-  subscription MemoryAdded($f: MemoryFilter, $after: String) {
-    memoryAdded(filter: $f, after: $after) { cursor node { ${MEMORY_FIELDS} } }
+  subscription MemoryAdded($agentId: UUID, $f: MemoryFilter, $after: String) {
+    memoryAdded(agentId: $agentId, filter: $f, after: $after) { cursor node { ${MEMORY_FIELDS} } }
   }
 `;
+
+/** Who the token is (the header names the agent) and which agents it may browse (admin: all, by name). */
+export const VIEWER_QUERY = `
+  query Viewer {
+    viewer { kind agent { id name } }
+    agents { id name }
+  }
+`;
+
+export interface AgentSummary {
+  id: string;
+  name: string;
+}
+
+export interface ViewerResult {
+  viewer: { kind: 'ADMIN' | 'OPERATOR' | 'RUN'; agent: AgentSummary | null };
+  agents: AgentSummary[];
+}
 
 export interface FirstPageResult {
   memoryTypes: MemoryTypeCount[];

@@ -1,29 +1,18 @@
 // The operator's Memories tab in a real headless Chromium against a real server on a random port:
 // sign-in, type counts, type and date filters (DST day), "Load older", live updates, sign-out.
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/demo/seed.js';
+import { launchBrowser } from '../support/browser.js';
 import { createAgentFixture, startHarness, startRun, writeOk, type Harness } from '../support/harness.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const webRoot = path.join(repoRoot, 'dist/web');
 const outputDir = path.join(repoRoot, 'test-output');
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const ZONE = 'America/New_York';
 const MINUTE = 60_000;
 
@@ -76,14 +65,6 @@ async function typeCounts(): Promise<Record<string, number>> {
 
 async function screenshot(name: string, target: Page = page, fullPage = false): Promise<void> {
   await target.screenshot({ path: path.join(outputDir, name), fullPage });
-}
-
-async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: install it with "apt-get install -y chromium"`);
-  }
-  // launch() gives every run a fresh temporary user-data-dir.
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }
 
 async function newPage(viewport: { width: number; height: number }): Promise<[BrowserContext, Page]> {
@@ -306,6 +287,8 @@ describe('Memories tab in a browser', () => {
 
   it('B5: a record written during the test appears at the top without a reload; the filter stays', async () => {
     await page.evaluate(() => Object.assign(window, { __notReloaded: true }));
+    // At the top of the list (further down, live records wait under a bar: memories-agents.test.ts).
+    await page.evaluate(() => window.scrollTo(0, 0));
     await expect
       .poll(() => page.locator('[data-live]').getAttribute('data-live'), { timeout: 5000 })
       .toBe('live');

@@ -1,16 +1,21 @@
-// The operator page's list steps as pure functions (B4, B5, L2) and its reconnect plan, without a browser.
+// The operator page's list steps as pure functions (B4, B5, L2), when live records wait under the "N new"
+// bar, and its reconnect plan (B5, S6), without a browser.
 import { describe, expect, it } from 'vitest';
 import { AuthError } from '../../src/web/graphql.js';
 import {
   EMPTY_LIST,
   acceptsLiveEdge,
   firstPageList,
+  newestCursor,
   withCatchUpPage,
+  withHeldEdge,
   withLiveEdge,
   withOlderPage,
+  withPendingShown,
   type ListState,
 } from '../../src/web/list-state.js';
-import { afterFailure } from '../../src/web/live.js';
+import { FLOOD_RECORDS, RATE_WINDOW_MS, arrivalsWithin, holdsLiveEdge } from '../../src/web/live-hold.js';
+import { afterFailure, secondsLeft } from '../../src/web/live.js';
 import type { MemoryConnection, MemoryEdge, MemoryFilter } from '../../src/web/queries.js';
 
 const MINUTE = 60_000;
@@ -43,6 +48,7 @@ function page(edges: MemoryEdge[], hasNextPage: boolean): MemoryConnection {
 }
 
 const ids = (state: ListState) => state.edges.map((e) => e.node.id);
+const heldIds = (state: ListState) => state.pending.map((e) => e.node.id);
 const EMA: MemoryFilter = { types: ['ema_handoff'] };
 
 describe('the shown list (B4, B5, L2)', () => {
@@ -77,6 +83,7 @@ describe('the shown list (B4, B5, L2)', () => {
 
   it('B4/L2: a live record older than the last shown one, while older pages remain, is left to "Load older"', () => {
     const shown = firstPageList('k', EMA, page([edge('a', 2), edge('b', 3)], true));
+    expect(acceptsLiveEdge(shown, 'k', EMA, edge('old', 9))).toBe(false);
     expect(withLiveEdge(shown, 'k', edge('old', 9))).toBe(shown);
     expect(ids(withLiveEdge(shown, 'k', edge('mid', 2.5)))).toEqual(['a', 'mid', 'b']);
     const complete = firstPageList('k', EMA, page([edge('a', 2), edge('b', 3)], false));
@@ -108,6 +115,63 @@ describe('the shown list (B4, B5, L2)', () => {
   });
 });
 
+describe('live records held under the "N new records" bar (B5)', () => {
+  it('B5: held records are not shown until "show"; then they go to the top newest first, each once', () => {
+    const shown = firstPageList('k', EMA, page([edge('a', 5), edge('b', 6)], false));
+    let state = shown;
+    // Arrival order is not createdAt order (L2: commit order); the bar keeps them newest first.
+    for (const e of [edge('n2', 2), edge('n1', 3), edge('n3', 1), edge('n2', 2)]) {
+      expect(acceptsLiveEdge(state, 'k', EMA, e)).toBe(!heldIds(state).includes(e.node.id));
+      state = withHeldEdge(state, 'k', e);
+    }
+    expect(ids(state)).toEqual(['a', 'b']);
+    expect(heldIds(state)).toEqual(['n3', 'n2', 'n1']);
+    const next = withPendingShown(state);
+    expect(ids(next)).toEqual(['n3', 'n2', 'n1', 'a', 'b']);
+    expect(next.pending).toEqual([]);
+    expect(withPendingShown(next)).toBe(next);
+  });
+
+  it('B5: a held record already shown, of an old filter, or below older pages is not held', () => {
+    const shown = firstPageList('k', EMA, page([edge('a', 2), edge('b', 3)], true));
+    expect(withHeldEdge(shown, 'k', edge('a', 2))).toBe(shown);
+    expect(withHeldEdge(shown, 'old', edge('n', 0))).toBe(shown);
+    expect(withHeldEdge(shown, 'k', edge('old', 9))).toBe(shown);
+  });
+
+  it('L2: a new subscription resumes after the newest record received, shown or held', () => {
+    const shown = firstPageList('k', EMA, page([edge('a', 2)], false));
+    expect(newestCursor(EMPTY_LIST)).toBeNull();
+    expect(newestCursor(shown)).toBe('cursor-a');
+    expect(newestCursor(withHeldEdge(shown, 'k', edge('n', 1)))).toBe('cursor-n');
+    const onlyHeld = withHeldEdge(firstPageList('k', EMA, page([], false)), 'k', edge('n', 1));
+    expect(newestCursor(onlyHeld)).toBe('cursor-n');
+  });
+
+  it('L2: a catch-up page that brings a held record shows it, and the bar no longer counts it', () => {
+    const empty = firstPageList('k', {}, page([], false));
+    const held = withHeldEdge(withHeldEdge(empty, 'k', edge('n', 0)), 'k', edge('m', 0.5));
+    const next = withCatchUpPage(held, 'k', page([edge('n', 0), edge('a', 1)], false));
+    expect(ids(next)).toEqual(['n', 'a']);
+    expect(heldIds(next)).toEqual(['m']);
+  });
+
+  it('B5: records wait while others wait, while the operator reads further down, or past a few a second', () => {
+    const calm = { holding: false, scrolledIntoList: false, recentArrivals: 1 };
+    expect(holdsLiveEdge(calm)).toBe(false);
+    expect(holdsLiveEdge({ ...calm, holding: true })).toBe(true);
+    expect(holdsLiveEdge({ ...calm, scrolledIntoList: true })).toBe(true);
+    expect(holdsLiveEdge({ ...calm, recentArrivals: FLOOD_RECORDS })).toBe(false);
+    expect(holdsLiveEdge({ ...calm, recentArrivals: FLOOD_RECORDS + 1 })).toBe(true);
+
+    let times: number[] = [];
+    for (const at of [0, 100, 200, 300]) times = arrivalsWithin(times, at);
+    expect(times).toEqual([0, 100, 200, 300]);
+    // A second later only the arrivals inside the window count.
+    expect(arrivalsWithin(times, 100 + RATE_WINDOW_MS)).toEqual([200, 300, 100 + RATE_WINDOW_MS]);
+  });
+});
+
 describe('reconnecting the live subscription (B5)', () => {
   it('B5: a dropped socket retries after 1, 2, 4 … 30 s; a server error after a minute; an auth error signs out', () => {
     const waits: number[] = [];
@@ -128,5 +192,26 @@ describe('reconnecting the live subscription (B5)', () => {
 
     const auth = afterFailure([{ message: 'no', extensions: { code: 'UNAUTHENTICATED' } }], 0);
     expect('signOut' in auth && auth.signOut).toBeInstanceOf(AuthError);
+  });
+
+  it('S6: a socket closed for a revoked token (4403) or an unknown one (4401) signs out instead of retrying', () => {
+    const revoked = afterFailure({ code: 4403, reason: 'Forbidden: token revoked or run finished' }, 2);
+    expect('signOut' in revoked && revoked.signOut.code).toBe('ENDED');
+    const unknown = afterFailure({ code: 4401, reason: 'Unauthorized' }, 0);
+    expect('signOut' in unknown && unknown.signOut.code).toBe('UNAUTHENTICATED');
+    // Any other close (going away, slow consumer, too many connections) backs off and resumes.
+    for (const code of [1001, 1006, 4008, 4029]) {
+      expect(afterFailure({ code, reason: '' }, 1)).toEqual({
+        retry: { state: 'reconnecting', inSeconds: 2 },
+        failures: 2,
+      });
+    }
+  });
+
+  it('B5: the countdown counts whole seconds down to the retry', () => {
+    const retryAt = 10_000;
+    expect(
+      [2_000, 2_001, 2_999, 9_000, 9_999, 10_000, 12_000].map((now) => secondsLeft(retryAt, now)),
+    ).toEqual([8, 8, 8, 1, 1, 0, 0]);
   });
 });

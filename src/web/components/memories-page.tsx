@@ -1,42 +1,69 @@
-// The signed-in page: filters on the left, records on the right, kept live over graphql-ws (B1–B6).
-import { useMemo, useState } from 'preact/hooks';
+// One agent's records: filters on the left, records on the right, kept live over graphql-ws (B1–B6).
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { browserTimeZone } from '../filters.js';
-import { createGraphQLClient } from '../graphql.js';
-import { useAuthFailure } from '../hooks/use-auth-failure.js';
+import type { GraphQLClient } from '../graphql.js';
 import { useBrowseFilter } from '../hooks/use-browse-filter.js';
 import { useLiveMemories } from '../hooks/use-live-memories.js';
 import { useMemoryList } from '../hooks/use-memory-list.js';
 import { useNow } from '../hooks/use-now.js';
 import { useTypeCounts } from '../hooks/use-type-counts.js';
 import { TimeFilterControl, TypeList } from './filter-panel.js';
-import { ListFoot, ListHead, LoadError, Loading, NoRecords, Records } from './record-list.js';
-import { TopBar } from './top-bar.js';
+import { ListFoot, ListHead, LoadError, Loading, NewRecordsBar, NoRecords, Records } from './record-list.js';
+import { TopBar, type Who } from './top-bar.js';
 
 /** Freshness badges, "5 minutes ago" and "New" marks are re-rendered this often. */
 const TICK_MS = 30_000;
 
 interface MemoriesPageProps {
   token: string;
+  client: GraphQLClient;
+  failed: (error: unknown) => boolean;
+  /** The agent shown (and, for the admin token, the ones it may switch to). */
+  who: Who;
   onSignOut: () => void;
-  onAuthFailure: (message: string) => void;
 }
 
-export function MemoriesPage({ token, onSignOut, onAuthFailure }: MemoriesPageProps) {
+export function MemoriesPage({ token, client, failed, who, onSignOut }: MemoriesPageProps) {
+  const agentId = who.agent.id;
   const timeZone = useMemo(browserTimeZone, []);
-  const client = useMemo(() => createGraphQLClient('/graphql', token), [token]);
-  const failed = useAuthFailure(onAuthFailure);
   const browse = useBrowseFilter();
   const [announcement, announce] = useState('');
   const now = useNow(TICK_MS);
-  const types = useTypeCounts(client, failed);
-  const memories = useMemoryList({ client, filter: browse.filter, timeZone, failed, types, announce });
-  const live = useLiveMemories({ token, client, memories, failed, refreshTypes: types.refresh, announce });
+  const types = useTypeCounts(client, agentId, failed);
+  const memories = useMemoryList({
+    client,
+    agentId,
+    filter: browse.filter,
+    timeZone,
+    failed,
+    types,
+    announce,
+  });
+  const live = useLiveMemories({
+    token,
+    agentId,
+    client,
+    memories,
+    failed,
+    refreshTypes: types.refresh,
+    announce,
+  });
   const { filter } = browse;
   const { list } = memories;
+  useEffect(() => {
+    const before = document.title;
+    document.title = `${who.agent.name} · Memories`;
+    return () => void (document.title = before);
+  }, [who.agent.name]);
 
   return (
     <div class="app">
-      <TopBar live={live.status} timeZone={timeZone} onSignOut={onSignOut} />
+      <TopBar
+        who={who}
+        live={{ status: live.status, onRetryNow: live.retryNow }}
+        timeZone={timeZone}
+        onSignOut={onSignOut}
+      />
       <div class="layout">
         <aside class="sidebar" aria-label="Filters">
           <TimeFilterControl time={filter.time} timeZone={timeZone} onChange={browse.setTime} />
@@ -56,8 +83,11 @@ export function MemoriesPage({ token, onSignOut, onAuthFailure }: MemoriesPagePr
           </p>
           {list.status === 'error' ? <LoadError message={list.error} onRetry={memories.retry} /> : null}
           {list.status === 'loading' && list.edges.length === 0 ? <Loading /> : null}
-          {list.status === 'ready' && list.edges.length === 0 ? (
+          {list.status === 'ready' && list.edges.length === 0 && list.pending.length === 0 ? (
             <NoRecords filtered={browse.filtered} onClearAll={browse.clearAll} />
+          ) : null}
+          {list.pending.length ? (
+            <NewRecordsBar count={list.pending.length} onShow={live.showPending} />
           ) : null}
           {list.edges.length ? <Records list={list} now={now} arrivals={live.arrivals} /> : null}
           {list.status === 'ready' && list.edges.length ? (

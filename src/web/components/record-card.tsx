@@ -1,5 +1,6 @@
-// One record (B6): type, scope and instruments, provenance, created time in the operator's zone, expiry and
-// freshness, links (corrections marked), and its content and metadata on demand.
+// One record (B6): type, scope and instruments, provenance (producer, kind, run and its status), created
+// time in the operator's zone, expiry and freshness, links (corrections marked), and its content and
+// metadata on demand.
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { formatInstant, formatRelative, shortId } from '../format.js';
@@ -60,6 +61,17 @@ function ProvenanceText({ memory }: { memory: Memory }) {
       <span class="producer">{p.producerName}</span>
       <span class={`kind kind-${p.kind.toLowerCase()}`}>{p.kind}</span>
       {p.schedule ? <span class="muted">{`every ${p.schedule}`}</span> : null}
+    </span>
+  );
+}
+
+/** B6: the run that wrote the record and how it ended, without expanding the card. */
+function RunText({ provenance }: { provenance: NonNullable<Memory['provenance']> }) {
+  const status = provenance.runStatus.toLowerCase();
+  return (
+    <span class="run" data-run-id={provenance.runId} data-run-status={provenance.runStatus}>
+      <code title={provenance.runId}>{shortId(provenance.runId)}</code>
+      <span class={`run-status run-${status}`}>{status}</span>
     </span>
   );
 }
@@ -147,6 +159,11 @@ function RecordMeta({ memory, now, freshness }: { memory: Memory; now: number; f
       <Field label={freshness === 'STALE' ? 'Expired' : 'Expires'}>
         {memory.expiresAt ? <TimeText iso={memory.expiresAt} now={now} /> : <span>No expiry</span>}
       </Field>
+      {memory.provenance ? (
+        <Field label="Run">
+          <RunText provenance={memory.provenance} />
+        </Field>
+      ) : null}
     </dl>
   );
 }

@@ -124,3 +124,15 @@ export function ListFoot({ list, onLoadOlder }: { list: ListState; onLoadOlder: 
     </div>
   );
 }
+
+/** B5: live records held back while the operator reads further down or while they flood in. */
+export function NewRecordsBar({ count, onShow }: { count: number; onShow: () => void }) {
+  return (
+    <div class="new-bar">
+      <button type="button" class="btn btn-primary" data-pending={count} onClick={onShow}>
+        <span aria-hidden="true">↑</span>
+        {`${formatCount(count)} new ${count === 1 ? 'record' : 'records'} — show`}
+      </button>
+    </div>
+  );
+}

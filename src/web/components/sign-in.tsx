@@ -1,4 +1,5 @@
-// Sign-in with an operator token; also where a rejected token lands, with the reason.
+// Sign-in with an operator token (or the admin token); also where a rejected or ended session lands, with
+// the reason.
 import { useEffect, useRef, useState } from 'preact/hooks';
 
 export interface Notice {
@@ -54,7 +55,8 @@ export function SignIn({ notice, onSubmit }: { notice: Notice | null; onSubmit: 
           Sign in
         </button>
         <p class="hint">
-          The token is kept in this browser tab only. The service prints an operator link when it starts.
+          The token is kept in this browser tab only. The service prints an operator link when it starts; the
+          admin token works too and lets you choose the agent.
         </p>
       </form>
     </main>

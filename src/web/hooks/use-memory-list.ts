@@ -1,5 +1,5 @@
 // The records of the active filter: its first page (B1, B2), "Load older" (B4), a retry after a failure,
-// and the merges the live subscription asks for (B5).
+// and the merges the live subscription asks for (B5), records held under the "N new records" bar included.
 import { useCallback, useEffect, useRef, useState, type Dispatch, type StateUpdater } from 'preact/hooks';
 import { filterKey, toMemoryFilter, type BrowseFilter } from '../filters.js';
 import type { GraphQLClient } from '../graphql.js';
@@ -7,8 +7,10 @@ import {
   EMPTY_LIST,
   firstPageList,
   withCatchUpPage,
+  withHeldEdge,
   withLiveEdge,
   withOlderPage,
+  withPendingShown,
   type ListState,
 } from '../list-state.js';
 import {
@@ -25,6 +27,8 @@ import type { TypeCounts } from './use-type-counts.js';
 
 interface MemoryListOptions {
   client: GraphQLClient;
+  /** The agent whose records these are (the page is keyed by it). */
+  agentId: string;
   filter: BrowseFilter;
   timeZone: string;
   failed: (error: unknown) => boolean;
@@ -44,6 +48,11 @@ export interface MemoryList {
   loadOlder: () => Promise<void>;
   retry: () => void;
   addLiveEdge: (listKey: string, edge: MemoryEdge) => void;
+  holdLiveEdge: (listKey: string, edge: MemoryEdge) => void;
+  /** Shows the held records; returns their ids. */
+  showPending: () => string[];
+  /** Moves keyboard focus to a record once it is rendered. */
+  focusAfterRender: (id: string | null) => void;
   addCatchUpPage: (listKey: string, page: MemoryConnection) => void;
 }
 
@@ -60,7 +69,7 @@ function useFirstPage(
   key: string,
   reloads: number,
   setList: Dispatch<StateUpdater<ListState>>,
-  { client, filter, timeZone, failed, types }: MemoryListOptions,
+  { client, agentId, filter, timeZone, failed, types }: MemoryListOptions,
 ): void {
   useEffect(() => {
     const controller = new AbortController();
@@ -70,7 +79,7 @@ function useFirstPage(
     client
       .request<FirstPageResult>(
         FIRST_PAGE_QUERY,
-        { filter: apiFilter, window: apiFilter.window ?? null, first: PAGE_SIZE },
+        { agentId, filter: apiFilter, window: apiFilter.window ?? null, first: PAGE_SIZE },
         controller.signal,
       )
       .then((data) => {
@@ -110,7 +119,7 @@ function useFocusAfterRender(edges: readonly MemoryEdge[]): (id: string | null) 
 }
 
 export function useMemoryList(options: MemoryListOptions): MemoryList {
-  const { client, filter, timeZone, failed, announce } = options;
+  const { client, agentId, filter, timeZone, failed, announce } = options;
   const key = filterKey(filter, timeZone);
   const [list, setList] = useState<ListState>(EMPTY_LIST);
   const [reloads, setReloads] = useState(0);
@@ -125,6 +134,7 @@ export function useMemoryList(options: MemoryListOptions): MemoryList {
     setList((state) => ({ ...state, loadingOlder: true, olderError: null }));
     try {
       const data = await client.request<OlderPageResult>(OLDER_PAGE_QUERY, {
+        agentId,
         filter: current.filter,
         first: PAGE_SIZE,
         after: current.endCursor,
@@ -143,6 +153,15 @@ export function useMemoryList(options: MemoryListOptions): MemoryList {
     (listKey: string, edge: MemoryEdge) => setList((state) => withLiveEdge(state, listKey, edge)),
     [],
   );
+  const holdLiveEdge = useCallback(
+    (listKey: string, edge: MemoryEdge) => setList((state) => withHeldEdge(state, listKey, edge)),
+    [],
+  );
+  const showPending = useCallback(() => {
+    const ids = listRef.current.pending.map((edge) => edge.node.id);
+    setList(withPendingShown);
+    return ids;
+  }, []);
   const addCatchUpPage = useCallback(
     (listKey: string, page: MemoryConnection) => setList((state) => withCatchUpPage(state, listKey, page)),
     [],
@@ -156,6 +175,9 @@ export function useMemoryList(options: MemoryListOptions): MemoryList {
     loadOlder,
     retry: () => setReloads((n) => n + 1),
     addLiveEdge,
+    holdLiveEdge,
+    showPending,
+    focusAfterRender,
     addCatchUpPage,
   };
 }

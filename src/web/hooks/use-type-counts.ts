@@ -24,7 +24,11 @@ export interface TypeCounts {
   refresh: (shown: { readonly current: Pick<ListState, 'key' | 'filter'> }) => void;
 }
 
-export function useTypeCounts(client: GraphQLClient, failed: (error: unknown) => boolean): TypeCounts {
+export function useTypeCounts(
+  client: GraphQLClient,
+  agentId: string,
+  failed: (error: unknown) => boolean,
+): TypeCounts {
   const [state, setState] = useState<TypeCountsState>({ counts: [], loading: true });
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 
@@ -34,14 +38,14 @@ export function useTypeCounts(client: GraphQLClient, failed: (error: unknown) =>
       timer.current = setTimeout(() => {
         const { key: listKey, filter: apiFilter } = shown.current;
         client
-          .request<TypeCountsResult>(TYPE_COUNTS_QUERY, { window: apiFilter.window ?? null })
+          .request<TypeCountsResult>(TYPE_COUNTS_QUERY, { agentId, window: apiFilter.window ?? null })
           .then((data) => {
             if (shown.current.key === listKey) setState({ counts: data.memoryTypes, loading: false });
           })
           .catch((error: unknown) => void failed(error));
       }, TYPE_REFRESH_DELAY_MS);
     },
-    [client, failed],
+    [client, agentId, failed],
   );
 
   useEffect(() => () => clearTimeout(timer.current), []);

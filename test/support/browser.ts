@@ -1,0 +1,39 @@
+// Debian's Chromium through playwright-core for the operator page's browser tests, and the page's bundle
+// built into a folder of the test file's own (test files run in parallel).
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} is missing: install it with "apt-get install -y chromium"`);
+  }
+  // launch() gives every run a fresh temporary user-data-dir.
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+/** The page as `npm start` builds it, into a new temporary folder; returns the folder. */
+export async function buildWebIntoTemp(prefix: string): Promise<string> {
+  const webRoot = await mkdtemp(path.join(os.tmpdir(), prefix));
+  execFileSync(process.execPath, [path.join(repoRoot, 'scripts/build-web.mjs'), '--outdir', webRoot], {
+    cwd: repoRoot,
+  });
+  return webRoot;
+}
