@@ -4,6 +4,7 @@
 // (socket-target.ts: its id around the shared bytes) or an SSE stream (the shared result, which
 // Yoga serialises through its `stringify`). Backpressure stays per subscriber.
 import { execute, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { SlowConsumerError } from '../domain/errors.js';
 import { MAX_PENDING_EVENTS, type AddedRecord } from './memory-added.js';
 
 /** Rendered records a group keeps for subscribers that are still replaying (a few, small). */
@@ -14,11 +15,15 @@ export interface RenderedRecord {
   /** An ExecutionResult whose (hidden) `stringify` returns `json`: Yoga serialises it once, not per stream. */
   result: ExecutionResult;
   json: Buffer;
+  /** The record could not be rendered at all (its read failed): the (masked) error members end with. */
+  failure?: Error;
 }
 
 /** Where one subscription's records go, in order. */
 export interface FanoutTarget {
   send(record: RenderedRecord): void;
+  /** Resolves when the target is gone (its socket closed): the membership ends then at the latest. */
+  readonly closed?: Promise<void>;
 }
 
 interface Rendered {
@@ -34,20 +39,22 @@ export class GroupMember {
   constructor(
     private readonly group: FanoutGroup,
     private readonly target: FanoutTarget,
-    /** Called once when more than MAX_PENDING_EVENTS records wait for their execution (slow consumer). */
-    private readonly onOverflow: () => void = () => {},
+    /**
+     * Called once when the member ends itself: more than MAX_PENDING_EVENTS records wait for their
+     * execution (a slow consumer), or a record could not be rendered (the client resumes after the
+     * last record it received, and gets it once the database answers again).
+     */
+    private readonly end: (error: unknown) => void = () => {},
   ) {}
 
   deliver(record: AddedRecord): void {
     if (this.closed) return;
-    if (this.backlog.length >= MAX_PENDING_EVENTS) {
-      this.close();
-      return this.onOverflow();
-    }
+    if (this.backlog.length >= MAX_PENDING_EVENTS)
+      return this.fail(new SlowConsumerError(MAX_PENDING_EVENTS));
     // Started now even behind a backlog: executions overlap, sends keep the order.
     const rendered = this.group.render(record);
     if (this.backlog.length === 0) {
-      if (rendered.record) return this.target.send(rendered.record);
+      if (rendered.record) return this.send(rendered.record);
       rendered.waiting.push(this);
     }
     this.backlog.push(record);
@@ -59,8 +66,19 @@ export class GroupMember {
       const rendered = this.group.render(this.backlog[0]!);
       if (!rendered.record) return void rendered.waiting.push(this);
       this.backlog.shift();
-      if (!this.closed) this.target.send(rendered.record);
+      this.send(rendered.record);
     }
+  }
+
+  private send(record: RenderedRecord): void {
+    if (record.failure) this.fail(record.failure);
+    else if (!this.closed) this.target.send(record);
+  }
+
+  private fail(error: unknown): void {
+    if (this.closed) return;
+    this.close();
+    this.end(error);
   }
 
   close(): void {
@@ -91,6 +109,8 @@ export class FanoutGroup {
       const waiting = entry.waiting;
       entry.waiting = [];
       for (const member of waiting) member.flush();
+      // A failure is not kept: the next delivery of the record executes it again.
+      if (rendered.failure) this.rendered.delete(record.id);
       this.forgetOld();
     });
     rendered = entry;
@@ -108,7 +128,9 @@ export class FanoutGroup {
     if (result.errors) result = { ...result, errors: result.errors.map((e) => this.maskError(e) as never) };
     const text = JSON.stringify(result);
     Object.defineProperty(result, 'stringify', { value: () => text, enumerable: false });
-    return { result, json: Buffer.from(text) };
+    // Nothing to deliver (the root field failed, e.g. its read): members end and resume later.
+    const failure = result.errors && !result.data ? (result.errors[0] as Error) : undefined;
+    return { result, json: Buffer.from(text), failure };
   }
 
   /** Keeps the newest rendered records (subscribers still replaying may need them); never one executing. */

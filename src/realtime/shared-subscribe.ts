@@ -135,7 +135,10 @@ export class Fanout {
       this.shapes.set(args.document, shape);
     }
     const variables = args.variableValues ?? {};
-    const used = shape.selectionVariables.map((name) => [name, variables[name]]);
+    // A variable left out (its default applies) and one sent as null execute differently.
+    const used = shape.selectionVariables.map((name) =>
+      name in variables ? [name, variables[name]] : [name],
+    );
     return `shared:${scope}:${shape.hash}:${args.operationName ?? ''}:${JSON.stringify(used)}`;
   }
 
@@ -170,15 +173,14 @@ export class Fanout {
     }
     let ended: (outcome: Outcome) => void = () => {};
     const sourceEnded = new Promise<Outcome>((resolve) => (ended = resolve));
-    const member = new GroupMember(group, target, () =>
-      ended({ error: new SlowConsumerError(MAX_PENDING_EVENTS) }),
-    );
+    const member = new GroupMember(group, target, (error) => ended({ error }));
     group.members.add(member);
     const unsubscribe = source.subscribe({
       next: (record) => member.deliver(record),
       end: (error) => ended({ error }),
     });
-    const outcome = await Promise.race([stopped, sourceEnded]);
+    const gone = target.closed?.then((): Outcome => null);
+    const outcome = await Promise.race(gone ? [stopped, sourceEnded, gone] : [stopped, sourceEnded]);
     member.close();
     unsubscribe(outcome?.error); // a slow consumer's end is counted by its source
     group.members.delete(member);

@@ -29,8 +29,25 @@ function corkUntilTurnEnds(socket: WebSocket): void {
   corked.add(raw);
 }
 
+/** One promise per socket (a listener per subscription would pile up on sockets with many). */
+const closes = new WeakMap<WebSocket, Promise<void>>();
+
+function closeOf(socket: WebSocket): Promise<void> {
+  let closed = closes.get(socket);
+  if (!closed) {
+    closed =
+      socket.readyState === socket.CLOSED
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    closes.set(socket, closed);
+  }
+  return closed;
+}
+
 export class SocketTarget implements FanoutTarget {
   private readonly head: Buffer;
+  /** Nothing outlives its socket, whatever graphql-ws still knows of the operation. */
+  readonly closed: Promise<void>;
 
   constructor(
     private readonly socket: WebSocket,
@@ -39,6 +56,7 @@ export class SocketTarget implements FanoutTarget {
     private readonly afterWrite: (socket: WebSocket) => void,
   ) {
     this.head = Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
+    this.closed = closeOf(socket);
   }
 
   send(record: RenderedRecord): void {

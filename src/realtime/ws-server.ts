@@ -14,6 +14,11 @@ import type { Logger } from '../logger.js';
 import { logError, withBoundedMessage } from '../log-policy.js';
 import type { TokenSessions } from './sessions.js';
 import type { Fanout } from './shared-subscribe.js';
+import {
+  CLOSE_SUBSCRIBER_EXISTS,
+  MAX_SUBSCRIPTIONS_PER_SOCKET,
+  SocketOperations,
+} from './socket-operations.js';
 import { SocketTarget } from './socket-target.js';
 
 /** WebSocket close codes of this service (graphql-ws uses 44xx for its own). */
@@ -25,8 +30,6 @@ export const CLOSE_UNAUTHORIZED = 4401;
 export const CLOSE_FORBIDDEN = 4403;
 /** graphql-ws' code for a server fault; the reason never carries the error's message (W5). */
 export const CLOSE_INTERNAL_ERROR = 4500;
-/** L4: subscriptions one socket may have open at once; the next one is answered with an error. */
-export const MAX_SUBSCRIPTIONS_PER_SOCKET = 50;
 /** S3: the largest WebSocket message (a write is at most ~600 KB); anonymous sockets cannot make us buffer more. */
 export const MAX_WEBSOCKET_MESSAGE_BYTES = 2 * 1024 * 1024;
 const MAX_SOCKET_BUFFER_BYTES = 1024 * 1024;
@@ -74,7 +77,7 @@ type SocketExtra = {
   token?: string | null;
   countedToken?: string;
   endSession?: () => void;
-  subscriptionIds?: Set<string>;
+  operations?: SocketOperations;
 };
 type SocketContext = Context<Record<string, unknown>, Extra & Partial<SocketExtra>>;
 
@@ -90,7 +93,7 @@ function cutOffSlowConsumer(socket: WebSocket): void {
     socket.close(CLOSE_SLOW_CONSUMER, 'Slow consumer: resubscribe with after=<last cursor>');
 }
 
-const subscriptionIdsOf = (extra: Partial<SocketExtra>) => (extra.subscriptionIds ??= new Set());
+const operationsOf = (extra: Partial<SocketExtra>) => (extra.operations ??= new SocketOperations());
 
 /** L4: open sockets per token; `take` refuses the one over the limit. */
 function connectionCounter(max: number) {
@@ -191,19 +194,35 @@ function countSubscription(
   operationName?: string | null,
 ) {
   if (getOperationAST(document, operationName)?.operation !== 'subscription') return null;
-  if (subscriptionIdsOf(ctx.extra).size >= MAX_SUBSCRIPTIONS_PER_SOCKET) {
-    return [
-      new GraphQLError(`At most ${MAX_SUBSCRIPTIONS_PER_SOCKET} subscriptions may be open on one socket`, {
-        extensions: { code: 'TOO_MANY_SUBSCRIPTIONS' },
-      }),
-    ];
-  }
-  subscriptionIdsOf(ctx.extra).add(id);
-  return null;
+  if (operationsOf(ctx.extra).addSubscription(id)) return null;
+  return [
+    new GraphQLError(`At most ${MAX_SUBSCRIPTIONS_PER_SOCKET} subscriptions may be open on one socket`, {
+      extensions: { code: 'TOO_MANY_SUBSCRIPTIONS' },
+    }),
+  ];
 }
 
 /** Each operation: its caller (W9), the size limit (S3), parse and validation, the subscription count (L4). */
 function subscribeHandler(options: WsServerOptions) {
+  const prepare = prepareOperation(options);
+  return async (
+    ctx: SocketContext,
+    id: string,
+    payload: SubscribePayload,
+  ): Promise<ExecutionArgs | readonly GraphQLError[]> => {
+    if (!operationsOf(ctx.extra).begin(id)) {
+      ctx.extra.socket.close(CLOSE_SUBSCRIBER_EXISTS, `Subscriber for ${id} already exists`);
+      return [new GraphQLError(`Subscriber for ${id} already exists`)];
+    }
+    const prepared = await prepare(ctx, id, payload);
+    // Refused: graphql-ws reports no end of it when the client completed it meanwhile.
+    if (Array.isArray(prepared)) operationsOf(ctx.extra).end(id);
+    return prepared;
+  };
+}
+
+/** Its caller (W9), the size limit (S3), parse and validation, the subscription count (L4). */
+function prepareOperation(options: WsServerOptions) {
   return async (
     ctx: SocketContext,
     id: string,
@@ -261,12 +280,8 @@ export function createWsServer(options: WsServerOptions): WsServer {
       execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
       subscribe: (args) => options.fanout.subscribeSocket(args, (args.rootValue as EnvelopedRoot).target),
       onSubscribe: subscribeHandler(options),
-      onComplete: (ctx, id) => {
-        subscriptionIdsOf(ctx.extra).delete(id);
-      },
-      onError: (ctx, id) => {
-        subscriptionIdsOf(ctx.extra).delete(id);
-      },
+      onComplete: (ctx, id) => operationsOf(ctx.extra).end(id),
+      onError: (ctx, id) => operationsOf(ctx.extra).end(id),
       // Never put an error's message into a close reason (W5: nothing leaks), whatever NODE_ENV says.
       isProd: true,
     },

@@ -1,10 +1,8 @@
-// Attack: the fan-out group key (caller scope, document, operationName, the variables the selection
-// uses). Subscribers that share a group receive one rendering of each record, executed with the
-// variables of the group's FIRST member; whoever shares a group must therefore be owed exactly that
-// rendering. S1 (no record of another agent) and the selection variables hold; a variable sent as
-// `null` and one left out (its default applies) are keyed alike although they render differently.
-//
-// 'L1: a variable sent as null …' is EXPECTED TO FAIL on 54b7ed7 (see the report of branch `attack`).
+// The fan-out group key (caller scope, document, operationName, the variables the selection uses).
+// Subscribers that share a group receive one rendering of each record, executed with the variables
+// of the group's FIRST member; whoever shares a group must therefore be owed exactly that rendering:
+// no record of another agent (S1), the selection variables split groups, and a variable sent as
+// `null` is keyed apart from one left out (its default applies).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ADMIN_TOKEN,

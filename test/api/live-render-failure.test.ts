@@ -1,10 +1,7 @@
-// Attack: the database fails while a fan-out group renders a record (W5, L2). The subscriber must
-// get the generic error and nothing of the failure; once the database answers again, resuming from
-// its last cursor must deliver the record. The group keeps each rendered record (KEEP_RENDERED),
-// failures included, so a resume that replays the record while the group lives (another member
-// keeps it) gets the same cached error again instead of the record.
-//
-// The L2 test is EXPECTED TO FAIL on 54b7ed7 (see the report of branch `attack`); the W5 one passes.
+// The database fails while a fan-out group renders a record (W5, L2). The subscriber gets the
+// generic error and nothing of the failure, and its subscription ends (a record it cannot receive
+// is never skipped); once the database answers again, resuming from its last cursor delivers the
+// record — a failed render is not kept by the group, even while another member keeps it alive.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAgentFixture, startHarness, startRun, writeOk, type Harness } from '../support/harness.js';
 import { RawSocket, type ServerMessage } from '../support/raw-ws.js';
@@ -84,9 +81,10 @@ describe('a render that fails (W5, L2)', () => {
     await resumer.close();
   });
 
-  it('W5: the subscriber gets the generic error and nothing of the failure', () => {
+  it('W5, L2: the subscriber gets the generic error and nothing of the failure, and its subscription ends', async () => {
     expect(failure.calls).toBeGreaterThan(0);
-    expect(failedMessage.payload?.data).toBeNull();
+    expect(failedMessage.payload?.data ?? null).toBeNull();
+    await resumer.until(() => resumer.messages.some((m) => m.id === 'r' && m.type === 'complete'), 'the end');
     expect(failedMessage.payload?.errors).toEqual([
       expect.objectContaining({
         message: 'Unexpected error.',

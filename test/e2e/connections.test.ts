@@ -3,11 +3,8 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CLOSE_FORBIDDEN,
-  CLOSE_UNAUTHORIZED,
-  MAX_SUBSCRIPTIONS_PER_SOCKET,
-} from '../../src/realtime/ws-server.js';
+import { MAX_SUBSCRIPTIONS_PER_SOCKET } from '../../src/realtime/socket-operations.js';
+import { CLOSE_FORBIDDEN, CLOSE_UNAUTHORIZED } from '../../src/realtime/ws-server.js';
 import {
   CREATE_MEMORY,
   createAgentFixture,

@@ -12,6 +12,8 @@ import { SocketTarget } from '../../src/realtime/socket-target.js';
 interface FakeSocket {
   readyState: number;
   OPEN: number;
+  CLOSED: number;
+  once(): void;
   bufferedAmount: number;
   sent: string[];
   send(data: Buffer, options: { binary: boolean }): void;
@@ -23,6 +25,8 @@ function fakeSocket(): FakeSocket {
     OPEN: 1,
     bufferedAmount: 0,
     sent: [],
+    CLOSED: 3,
+    once() {},
     send(data, options) {
       expect(options.binary).toBe(false); // a text frame, as graphql-ws clients expect
       this.sent.push(data.toString());
