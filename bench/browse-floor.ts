@@ -1,9 +1,10 @@
 // The browse bench's floor, in its own process (`node --import tsx bench/browse-floor.ts <databaseUrl>`):
 // a bare node:http server that answers each request with ONE hand-written SQL statement (a named
-// prepared statement through `pg`, pool of 20 like the service's, generic plans) whose json aggregation already is
-// the response body — the service's response, byte for byte in shape: the Memories tab's fields per
-// record (instruments, provenance, links, freshness, cursor), pageInfo and the resolved window.
-// No GraphQL, no auth, no parsing of the result: the least any server can do for the same answer.
+// prepared statement through `pg`, pool of 20 like the service's, generic plans) whose json
+// aggregation already is the response body, in the service's response shape: the Memories tab's
+// fields per record (instruments, provenance, links, freshness, cursor), pageInfo and the resolved
+// window. The cursor is the position part only (the service's page cursors also carry the window and
+// a filter digest). No GraphQL, no auth, no parsing of the result: the least a server can do.
 //
 // POST / with JSON {op: 'page', agentId, type?, window?: true, after?: {createdAt, id}} or
 // {op: 'types', agentId}: the 24 h window is `now() − 24 h ≤ createdAt < now()`, as LAST_24H.

@@ -21,7 +21,8 @@ const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 /** Where a frame comes from: a package under node_modules, a folder of src/, or V8 itself. */
 function origin(url: string): string {
   if (!url) return '(native / V8)';
-  const modules = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  // The innermost package (a dependency nested in another's node_modules counts as itself).
+  const modules = /.*node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (modules) return modules[1]!;
   const source = /\/(src\/[^/]+)/.exec(url);
   if (source) return source[1]!;
