@@ -86,9 +86,11 @@ export async function runWriteBench(options: { databaseUrl: string; seconds: num
         const id = randomUUID();
         const now = new Date();
         await client.query('BEGIN');
+        // L2: the agent's next seq, under its row lock until commit (as the service's write statement takes it).
         await client.query(
-          `INSERT INTO "Memory" (id, "agentId", type, scope, content, metadata, timeframe, "sourceRunId", "producerId", "runKind", "isCorrection", "createdAt", "expiresAt", "expiryPolicy")
-           VALUES ($1, $2, $3, 'INSTRUMENTS', $4, $5, $6, $7, $8, 'ANALYSIS', false, $9, $10, 'analysis_schedule_v2')`,
+          `WITH next AS (UPDATE "Agent" SET "lastSeq" = "lastSeq" + 1 WHERE id = $2 RETURNING "lastSeq" AS seq)
+           INSERT INTO "Memory" (id, "agentId", type, scope, content, metadata, timeframe, "sourceRunId", "producerId", "runKind", "isCorrection", "createdAt", "expiresAt", "expiryPolicy", seq)
+           SELECT $1, $2, $3, 'INSTRUMENTS', $4, $5, $6, $7, $8, 'ANALYSIS', false, $9, $10, 'analysis_schedule_v2', seq FROM next`,
           [
             id,
             agentId,
