@@ -6,6 +6,7 @@
 // backends on the bench database (pg_stat_activity), both as deltas over the round.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -199,6 +200,8 @@ async function startSides(dataset: BrowseDataset, withPeer: boolean) {
   closers.push(() => service.close());
   sides.push(serviceSide(service.url, service.child.pid!));
   if (withPeer) {
+    if (!existsSync(path.join(here, 'peers/node_modules/postgraphile')))
+      throw new Error('PostGraphile (the browse peer) is not installed: run `npm run bench:peers` first');
     const peer = await startPeer([path.join(here, 'peers/postgraphile-server.mjs'), dataset.url]);
     closers.push(() => peer.close());
     sides.push(postgraphileSide(peer.url, peer.pid, dataset.agentId));
