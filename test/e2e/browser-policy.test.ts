@@ -1,29 +1,13 @@
 // S2 against a real listener: the WebSocket's Origin check at upgrade, and GraphiQL in a real
 // Chromium with every request outside 127.0.0.1 aborted (offline) under the served CSP.
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { rm } from 'node:fs/promises';
+import type { Browser } from 'playwright-core';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildWebIntoTemp, launchBrowser } from '../support/browser.js';
 import { createAgentFixture, startHarness, startRun, writeOk, type Harness } from '../support/harness.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const LISTED = 'https://ops.example.com';
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 let webRoot: string;
 
@@ -33,10 +17,7 @@ let operatorToken: string;
 
 beforeAll(async () => {
   // The operator page as `npm start` builds it, into a folder of this file's own.
-  webRoot = await mkdtemp(path.join(os.tmpdir(), 'memory-web-csp-'));
-  execFileSync(process.execPath, [path.join(repoRoot, 'scripts/build-web.mjs'), '--outdir', webRoot], {
-    cwd: repoRoot,
-  });
+  webRoot = await buildWebIntoTemp('memory-web-csp-');
   // GraphiQL pre-fills the demo's operator token (main.ts passes it in demo mode).
   h = await startHarness({ webRoot, server: { corsOrigins: [LISTED], graphiqlToken: () => operatorToken } });
   const address = await h.server.listen(0, '127.0.0.1');
@@ -101,8 +82,7 @@ describe('S2: GraphiQL in a browser', () => {
 
   /** A page whose requests outside 127.0.0.1 are aborted and recorded, with its errors collected. */
   async function offlinePage(headers: Record<string, string> = {}) {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-    browser ??= await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser ??= await launchBrowser();
     const context = await browser.newContext({ extraHTTPHeaders: headers });
     const outside: string[] = [];
     await context.route('**/*', (route) => {
