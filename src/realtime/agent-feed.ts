@@ -5,7 +5,7 @@
 // the feed reads everything committed since. Ordering is done once per agent here, so a delivery
 // to each subscriber is a synchronous call, not an async pipeline per subscriber.
 import type { Database } from '../store/db.js';
-import { committedSeq, listMemoriesInSeqRange } from '../store/browse.js';
+import { committedSeq, memoriesInSeqRange } from '../store/browse.js';
 import type { MemoryAddedEvent, MemoryEvents } from './events.js';
 
 /** How long an event waits for the events of earlier seqs before they are read from the database. */
@@ -114,11 +114,19 @@ class AgentFeed {
 
   /** Passes every record with last < seq <= upTo from the database (committed), then the held ones. */
   private async fill(upTo: number): Promise<void> {
-    while (this.last < upTo && !this.ended) {
-      const range = { afterSeq: this.last, upToSeq: upTo };
-      const page = await listMemoriesInSeqRange(this.db, this.agentId, EVERY_RECORD, range, FILL_PAGE_SIZE);
-      for (const row of page) if (row.seq > this.last) this.emit(row);
-      if (page.length < FILL_PAGE_SIZE) break;
+    const range = { afterSeq: this.last, upToSeq: upTo };
+    if (range.afterSeq < upTo) {
+      for await (const row of memoriesInSeqRange(
+        this.db,
+        this.agentId,
+        EVERY_RECORD,
+        range,
+        FILL_PAGE_SIZE,
+      )) {
+        if (this.ended) return;
+        // Live events released while a page was read may already have passed the row.
+        if (row.seq > this.last) this.emit(row);
+      }
     }
     if (upTo > this.last) this.last = upTo;
     this.releaseHeld();

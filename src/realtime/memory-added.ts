@@ -3,13 +3,14 @@
 // feed stood when it joined, then continue with the feed — so delivery never skips a record, never
 // repeats one, and never reorders two. Live records that arrive during the replay wait in a bounded
 // buffer. A subscriber is a synchronous callback of the feed: no async pipeline per subscriber.
-import { Repeater } from 'graphql-yoga';
+import type { Repeater } from 'graphql-yoga';
 import type { Metrics } from '../metrics.js';
 import { SessionRevokedError, SlowConsumerError } from '../domain/errors.js';
 import type { Database } from '../store/db.js';
 import { matchesFilter, type ResolvedFilter } from '../domain/memory-filter.js';
-import { listMemoriesInSeqRange } from '../store/browse.js';
+import { memoriesInSeqRange } from '../store/browse.js';
 import { feedsOf, type FeedMember, type FeedRecord } from './agent-feed.js';
+import { queuedStream } from './queued-stream.js';
 import type { MemoryEvents } from './events.js';
 
 export const REPLAY_PAGE_SIZE = 200;
@@ -127,23 +128,19 @@ class Subscription implements FeedMember {
   /** L2: the matching records with last < seq <= upTo, read from the database in seq order; then last = upTo. */
   private async replay(upTo: number): Promise<void> {
     const { options } = this;
-    for (;;) {
-      const range = { afterSeq: this.last, upToSeq: upTo };
-      const page = await listMemoriesInSeqRange(
-        options.db,
-        options.agentId,
-        options.filter,
-        range,
-        REPLAY_PAGE_SIZE,
-      );
-      for (const record of page) {
-        // S6: a revoked token stops receiving mid-replay too, not only between live records.
-        if (this.ended) return;
-        this.last = record.seq;
-        options.metrics?.deliveries.inc({ source: 'replay' });
-        this.sink.next({ id: record.id, createdAt: record.createdAt, seq: record.seq });
-      }
-      if (page.length < REPLAY_PAGE_SIZE) break;
+    const range = { afterSeq: this.last, upToSeq: upTo };
+    for await (const record of memoriesInSeqRange(
+      options.db,
+      options.agentId,
+      options.filter,
+      range,
+      REPLAY_PAGE_SIZE,
+    )) {
+      // S6: a revoked token stops receiving mid-replay too, not only between live records.
+      if (this.ended) return;
+      this.last = record.seq;
+      options.metrics?.deliveries.inc({ source: 'replay' });
+      this.sink.next({ id: record.id, createdAt: record.createdAt, seq: record.seq });
     }
     if (upTo > this.last) this.last = upTo;
   }
@@ -178,41 +175,9 @@ export class MemoryAddedSource implements AsyncIterable<AddedRecord> {
   }
 }
 
-/**
- * The records as an async iterator; a consumer that falls more than maxPending records behind is
- * ended with SLOW_CONSUMER. A Repeater, so returning it while nothing arrives ends it at once.
- */
+/** The records as an async iterator (queued-stream.ts: bounded, ended at once by an error). */
 export function memoryAddedStream(options: MemoryAddedOptions): Repeater<AddedRecord> {
-  const maxPending = options.maxPending ?? MAX_PENDING_EVENTS;
-  return new Repeater<AddedRecord>(async (push, stop) => {
-    const queue: AddedRecord[] = [];
-    const state: { failure: { error: unknown } | null; ended: boolean } = { failure: null, ended: false };
-    let wake = () => {};
-    const unsubscribe = subscribeMemoryAdded(options, {
-      next(record) {
-        queue.push(record);
-        if (queue.length > maxPending) unsubscribe(new SlowConsumerError(MAX_PENDING_EVENTS));
-        wake();
-      },
-      end(error) {
-        state.ended = true;
-        if (error !== undefined) state.failure ??= { error };
-        wake();
-      },
-    });
-    void stop.then(() => unsubscribe());
-    try {
-      for (;;) {
-        // An error ends the stream at once: the consumer resumes from the last record it received.
-        if (state.failure) throw state.failure.error;
-        const record = queue.shift();
-        if (record) await push(record);
-        else if (state.ended) break;
-        else await new Promise<void>((resolve) => (wake = resolve));
-      }
-      stop();
-    } catch (error) {
-      stop(error);
-    }
-  });
+  return queuedStream<AddedRecord>(options.maxPending ?? MAX_PENDING_EVENTS, (sink) =>
+    subscribeMemoryAdded(options, sink),
+  );
 }

@@ -15,9 +15,9 @@ import {
   type ExecutionResult,
 } from 'graphql';
 import { Repeater } from 'graphql-yoga';
-import { SlowConsumerError } from '../domain/errors.js';
 import { FanoutGroup, GroupMember, type FanoutTarget } from './fanout.js';
 import { MAX_PENDING_EVENTS, MemoryAddedSource } from './memory-added.js';
+import { queuedStream } from './queued-stream.js';
 
 export interface FanoutOptions {
   /** Applied to errors of the source stream and of execution (W5). */
@@ -88,37 +88,17 @@ export class Fanout {
   readonly subscribeStream = async (args: ExecutionArgs): Promise<SubscribeResult> => {
     const source = await this.open(args);
     if (!(source instanceof MemoryAddedSource)) return source;
-    return new Repeater<ExecutionResult>(async (push, stop) => {
-      const queue: ExecutionResult[] = [];
-      let wake = () => {};
-      let overflowed: (outcome: Outcome) => void = () => {};
-      const overflow = new Promise<Outcome>((resolve) => (overflowed = resolve));
-      const target: FanoutTarget = {
-        send(record) {
-          queue.push(record.result);
-          if (queue.length > MAX_PENDING_EVENTS)
-            overflowed({ error: new SlowConsumerError(MAX_PENDING_EVENTS) });
-          wake();
-        },
-      };
-      const state: { outcome?: Outcome } = {};
-      void this.run(source, args, target, Promise.race([stop.then(() => null), overflow])).then((outcome) => {
-        state.outcome = outcome;
-        wake();
-      });
-      for (;;) {
-        // An error ends the stream at once: the client resumes from the last record it received.
-        if (state.outcome?.error !== undefined) {
-          await push(this.masked(state.outcome.error));
-          break;
-        }
-        const next = queue.shift();
-        if (next) await push(next);
-        else if (state.outcome !== undefined) break;
-        else await new Promise<void>((resolve) => (wake = resolve));
-      }
-      stop();
-    });
+    return queuedStream<ExecutionResult>(
+      MAX_PENDING_EVENTS,
+      (sink) => {
+        let cancel: (outcome: Outcome) => void = () => {};
+        const cancelled = new Promise<Outcome>((resolve) => (cancel = resolve));
+        const target: FanoutTarget = { send: (record) => sink.next(record.result) };
+        void this.run(source, args, target, cancelled).then((outcome) => sink.end(outcome?.error));
+        return (error) => cancel(error === undefined ? null : { error });
+      },
+      (error) => this.masked(error),
+    );
   };
 
   private masked(error: unknown): ExecutionResult {

@@ -166,3 +166,19 @@ export async function listMemoryTypes(
     .map((group) => ({ type: group.type, count: group.count }))
     .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
 }
+
+/** Every record of listMemoriesInSeqRange's range, read `pageSize` at a time, in seq order. */
+export async function* memoriesInSeqRange(
+  db: Database,
+  agentId: string,
+  filter: ResolvedFilter,
+  range: { afterSeq: number; upToSeq: number },
+  pageSize: number,
+): AsyncGenerator<SequencedMemory> {
+  for (let afterSeq = range.afterSeq; ;) {
+    const page = await listMemoriesInSeqRange(db, agentId, filter, { ...range, afterSeq }, pageSize);
+    yield* page;
+    if (page.length < pageSize) return;
+    afterSeq = page[page.length - 1]!.seq;
+  }
+}
