@@ -21,7 +21,7 @@
 import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { benchDatabase, withDatabaseName } from './support.js';
+import { benchDatabase, loadInOneTransaction, withDatabaseName } from './support.js';
 
 export const FULL_RECORDS = 500_000;
 export const QUICK_RECORDS = 20_000;
@@ -151,24 +151,7 @@ async function loadedEnd(url: string, records: number): Promise<Date | null> {
 }
 
 async function load(url: string, records: number, end: Date, log: (line: string) => void): Promise<void> {
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    for (const [index, sql] of datasetSql(records, end).entries()) {
-      const started = performance.now();
-      const result = await client.query(sql);
-      log(`  step ${index}: ${result.rowCount ?? 0} rows, ${Math.round(performance.now() - started)} ms`);
-    }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK');
-    throw error;
-  } finally {
-    client.release();
-  }
-  await pool.query('VACUUM ANALYZE'); // statistics and the visibility map (index-only scans)
-  await pool.end();
+  await loadInOneTransaction(url, datasetSql(records, end), log);
 }
 
 /** The dataset on the given server: reused when complete and recent enough, else (re)loaded. */

@@ -6,7 +6,13 @@ import { pino } from 'pino';
 import { createMemoryEvents } from '../src/realtime/events.js';
 import { createServer } from '../src/server.js';
 import { openDatabase } from '../src/store/db.js';
-import { BENCH_ADMIN_TOKEN, benchDatabase, percentile, withDatabaseName } from './support.js';
+import {
+  BENCH_ADMIN_TOKEN,
+  benchDatabase,
+  loadInOneTransaction,
+  percentile,
+  withDatabaseName,
+} from './support.js';
 
 // ---------------------------------------------------------------------------------------------
 // Dataset (2,016,799 records over 20 agents), bulk-loaded with INSERT … SELECT generate_series.
@@ -246,24 +252,7 @@ async function prepareDatabase(serverUrl: string, log: (line: string) => void): 
     return url;
   }
   log(`context bench: loading ≈2M records into ${name} (a few minutes, once)`);
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    for (const [index, sql] of datasetSql().entries()) {
-      const started = performance.now();
-      const result = await client.query(sql);
-      log(`  step ${index}: ${result.rowCount ?? 0} rows, ${Math.round(performance.now() - started)} ms`);
-    }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK');
-    throw error;
-  } finally {
-    client.release();
-  }
-  await pool.query('VACUUM ANALYZE'); // statistics and the visibility map (index-only scans)
-  await pool.end();
+  await loadInOneTransaction(url, datasetSql(), log);
   return url;
 }
 

@@ -25,6 +25,35 @@ export async function benchDatabase(baseUrl: string, name: string, fresh: boolea
   return url;
 }
 
+/**
+ * Runs a dataset's statements in one transaction (an interrupted load leaves nothing), logging each
+ * step's rows and time, then VACUUM ANALYZE (statistics and the visibility map for index-only scans).
+ */
+export async function loadInOneTransaction(
+  url: string,
+  statements: string[],
+  log: (line: string) => void,
+): Promise<void> {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    for (const [index, sql] of statements.entries()) {
+      const started = performance.now();
+      const result = await client.query(sql);
+      log(`  step ${index}: ${result.rowCount ?? 0} rows, ${Math.round(performance.now() - started)} ms`);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  } finally {
+    client.release();
+  }
+  await pool.query('VACUUM ANALYZE');
+  await pool.end();
+}
+
 export async function gqlRequest<T>(
   url: string,
   token: string,
