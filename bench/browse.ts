@@ -4,7 +4,7 @@
 // (browse-load.ts); rounds alternate the servers (rotating who goes first); every figure is the
 // median over the rounds. Server CPU per request comes from /proc/<pid>/stat, PostgreSQL's from its
 // backends on the bench database (pg_stat_activity), both as deltas over the round.
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { fork } from 'node:child_process';
 import os from 'node:os';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -22,7 +22,7 @@ import {
   type Side,
 } from './browse-sides.js';
 import { cpuSeconds } from './fanout-fleet.js';
-import { postJson, startServiceProcess } from './support.js';
+import { postJson, startListeningProcess, startServiceProcess } from './support.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const loadAverage = () =>
@@ -30,31 +30,6 @@ const loadAverage = () =>
     .loadavg()
     .map((value) => value.toFixed(2))
     .join(' ');
-
-interface Peer {
-  url: string;
-  pid: number;
-  close(): Promise<void>;
-}
-
-/** A server of ours in its own process; resolves once it prints `listening on <url>`. */
-async function startPeer(args: string[], env: Record<string, string> = {}): Promise<Peer> {
-  const child: ChildProcess = spawn(process.execPath, args, {
-    env: { ...process.env, NODE_ENV: 'production', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (\S+)/.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return { url, pid: child.pid!, close: () => (child.kill('SIGTERM'), exited) };
-}
 
 interface Loader {
   run(command: LoadCommand): Promise<LoadReport>;
@@ -202,12 +177,17 @@ async function startSides(dataset: BrowseDataset, withPeer: boolean) {
   if (withPeer) {
     if (!existsSync(path.join(here, 'peers/node_modules/postgraphile')))
       throw new Error('PostGraphile (the browse peer) is not installed: run `npm run bench:peers` first');
-    const peer = await startPeer([path.join(here, 'peers/postgraphile-server.mjs'), dataset.url]);
+    const peer = await startListeningProcess([path.join(here, 'peers/postgraphile-server.mjs'), dataset.url]);
     closers.push(() => peer.close());
     sides.push(postgraphileSide(peer.url, peer.pid, dataset.agentId));
     sides.push(postgraphileSide(peer.url, peer.pid, dataset.agentId, true));
   }
-  const floor = await startPeer(['--import', 'tsx', path.join(here, 'browse-floor.ts'), dataset.url]);
+  const floor = await startListeningProcess([
+    '--import',
+    'tsx',
+    path.join(here, 'browse-floor.ts'),
+    dataset.url,
+  ]);
   closers.push(() => floor.close());
   sides.push(floorSide(floor.url, floor.pid, dataset.agentId));
   return { sides, close: () => Promise.all(closers.map((close) => close())) };

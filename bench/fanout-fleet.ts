@@ -1,12 +1,19 @@
 // The processes of the fanout bench: the servers under test (service instances, or the bare `ws`
 // baseline) with what writes one record to them, and the load-generator processes.
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ClientCommand } from './fanout-client.js';
 import { agentOverHttp } from '../test/support/processes.js';
-import { BENCH_ADMIN_TOKEN, benchDatabase, gqlRequest, postJson, startServiceProcess } from './support.js';
+import {
+  BENCH_ADMIN_TOKEN,
+  benchDatabase,
+  gqlRequest,
+  postJson,
+  startListeningProcess,
+  startServiceProcess,
+} from './support.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -82,30 +89,11 @@ export async function serviceFleet(databaseUrl: string, instances: number): Prom
 
 /** The bare `ws` broadcaster (ws-baseline.ts) in its own process: the floor of the same run. */
 export async function baselineFleet(): Promise<Fleet> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(here, 'ws-baseline.ts')],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (\S+)/.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`the ws baseline exited with ${code}`)));
-  });
+  const baseline = await startListeningProcess(['--import', 'tsx', path.join(here, 'ws-baseline.ts')]);
   return {
-    servers: [{ url, pid: child.pid! }],
+    servers: [{ url: baseline.url, pid: baseline.pid }],
     subscriberToken: 'baseline',
-    write: () => postJson(`${url}/broadcast`, {}),
-    close: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    write: () => postJson(`${baseline.url}/broadcast`, {}),
+    close: baseline.close,
   };
 }

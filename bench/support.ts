@@ -1,5 +1,5 @@
 // Shared pieces of the benchmarks: a migrated PostgreSQL database, the service process, HTTP load, percentiles.
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import pg from 'pg';
 import { openDatabase } from '../src/store/db.js';
@@ -52,6 +52,28 @@ export async function loadInOneTransaction(
   }
   await pool.query('VACUUM ANALYZE');
   await pool.end();
+}
+
+/** A server of ours in its own process (node `args`); resolves once it prints `listening on <url>`. */
+export async function startListeningProcess(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ url: string; pid: number; close(): Promise<void> }> {
+  const child: ChildProcess = spawn(process.execPath, args, {
+    env: { ...process.env, NODE_ENV: 'production', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (\S+)/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return { url, pid: child.pid!, close: () => (child.kill('SIGTERM'), exited) };
 }
 
 export async function gqlRequest<T>(
