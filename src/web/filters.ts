@@ -1,4 +1,5 @@
 // The operator's filter (types + time) and how it becomes the API's MemoryFilter / TimeWindowInput (B2, B3).
+import { formatLocalDate } from './format.js';
 import type { MemoryFilter, RollingWindow, TimeWindowInput } from './queries.js';
 
 export type TimeFilter =
@@ -48,6 +49,14 @@ export function filterKey(filter: BrowseFilter, timeZone: string): string {
 }
 
 const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+/** The server's limit on a custom range (B3), checked here first so the page never asks for more. */
+export const MAX_RANGE_DAYS = 366;
+const DAY_MS = 86_400_000;
+
+/** Calendar days from `from` to `to`, both included (dates as UTC days: no zone moves them). */
+function daysInRange(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS) + 1;
+}
 
 /** The local calendar date (YYYY-MM-DD) of an instant in the browser's zone. */
 export function localDate(at: Date): string {
@@ -65,6 +74,14 @@ export function parseDateRange(
   if (!DATE_PATTERN.test(to)) return { ok: false, message: 'The end date is not a valid date.' };
   // ISO dates compare as strings.
   if (to < fromDate) return { ok: false, message: 'The end date must not be before the start date.' };
+  const days = daysInRange(fromDate, to);
+  if (!Number.isFinite(days)) return { ok: false, message: 'The dates are not valid calendar dates.' };
+  if (days > MAX_RANGE_DAYS) {
+    return {
+      ok: false,
+      message: `A range may cover at most ${MAX_RANGE_DAYS} days; this one covers ${days}.`,
+    };
+  }
   return { ok: true, time: { kind: 'range', fromDate, toDate: to } };
 }
 
@@ -75,6 +92,18 @@ export function describeTimeFilter(time: TimeFilter): string {
     case 'rolling':
       return `Last ${ROLLING_OPTIONS.find((option) => option.value === time.rolling)?.label ?? time.rolling}`;
     case 'range':
-      return time.fromDate === time.toDate ? time.fromDate : `${time.fromDate} – ${time.toDate}`;
+      return time.fromDate === time.toDate
+        ? formatLocalDate(time.fromDate)
+        : `${formatLocalDate(time.fromDate)} – ${formatLocalDate(time.toDate)}`;
   }
+}
+
+/** The filter in words, as the list's summary and the collapsed filter button say it. */
+export function describeFilter(filter: BrowseFilter): string {
+  return `${describeTimeFilter(filter.time)} · ${filter.types.length ? filter.types.join(', ') : 'all types'}`;
+}
+
+/** Can a record written from now on still belong to this window? Not to a range that ended before today. */
+export function windowIsOpen(time: TimeFilter, now: Date): boolean {
+  return time.kind !== 'range' || time.toDate >= localDate(now);
 }

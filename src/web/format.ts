@@ -1,4 +1,5 @@
-// Times and numbers in the operator's locale and zone (B6: created time in the operator's zone).
+// Times and numbers in the operator's locale and zone (B6: created time in the operator's zone). One style
+// everywhere on the page: an instant reads "Nov 30, 2026, 03:20:59 AM EST", a local date "Nov 30, 2026".
 
 const instantFormat = new Intl.DateTimeFormat(undefined, {
   year: 'numeric',
@@ -10,21 +11,12 @@ const instantFormat = new Intl.DateTimeFormat(undefined, {
   timeZoneName: 'short',
 });
 
-const dayFormat = new Intl.DateTimeFormat(undefined, {
+// A calendar date is formatted at its UTC noon in UTC, so no zone can move it to another day.
+const dateFormat = new Intl.DateTimeFormat(undefined, {
   year: 'numeric',
   month: 'short',
   day: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-  timeZoneName: 'short',
-});
-
-const compactFormat = new Intl.DateTimeFormat(undefined, {
-  month: 'short',
-  day: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
+  timeZone: 'UTC',
 });
 
 const relativeFormat = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
@@ -35,15 +27,10 @@ export function formatInstant(iso: string): string {
   return Number.isNaN(at.getTime()) ? iso : instantFormat.format(at);
 }
 
-/** For table cells: no year and no zone name (the page header names the zone). */
-export function formatInstantCompact(iso: string): string {
-  const at = new Date(iso);
-  return Number.isNaN(at.getTime()) ? iso : compactFormat.format(at);
-}
-
-export function formatWindowBound(iso: string): string {
-  const at = new Date(iso);
-  return Number.isNaN(at.getTime()) ? iso : dayFormat.format(at);
+/** A local calendar date (`YYYY-MM-DD`) in the page's style, e.g. "Nov 30, 2026". */
+export function formatLocalDate(date: string): string {
+  const at = new Date(`${date}T12:00:00Z`);
+  return Number.isNaN(at.getTime()) ? date : dateFormat.format(at);
 }
 
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [

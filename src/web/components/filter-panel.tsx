@@ -1,6 +1,13 @@
 // The filter column: time (B3) and the discovered type list with counts (B1, B2).
 import { useState } from 'preact/hooks';
-import { ROLLING_OPTIONS, localDate, parseDateRange, type TimeFilter } from '../filters.js';
+import {
+  MAX_RANGE_DAYS,
+  ROLLING_OPTIONS,
+  describeTimeFilter,
+  localDate,
+  parseDateRange,
+  type TimeFilter,
+} from '../filters.js';
 import { formatCount } from '../format.js';
 import type { MemoryTypeCount } from '../queries.js';
 
@@ -16,11 +23,25 @@ const MODES: { value: Mode; label: string }[] = [
   { value: 'range', label: 'Dates' },
 ];
 
-function ModeChoice({ mode, onChoose }: { mode: Mode; onChoose: (mode: Mode) => void }) {
+/** The segment of the filter in force is filled; "Dates" chosen but not applied yet is only outlined. */
+function segmentClass(value: Mode, mode: Mode, applied: Mode): string {
+  if (value === applied) return 'segment segment-on';
+  return value === mode ? 'segment segment-pending' : 'segment';
+}
+
+function ModeChoice({
+  mode,
+  applied,
+  onChoose,
+}: {
+  mode: Mode;
+  applied: Mode;
+  onChoose: (mode: Mode) => void;
+}) {
   return (
     <div class="segmented">
       {MODES.map((option) => (
-        <label key={option.value} class={mode === option.value ? 'segment segment-on' : 'segment'}>
+        <label key={option.value} class={segmentClass(option.value, mode, applied)}>
           <input
             type="radio"
             name="time-mode"
@@ -68,6 +89,8 @@ interface DateRangeFormProps {
   toDate: string;
   timeZone: string;
   error: string | null;
+  /** What the list shows while these dates are not applied yet (null: they are). */
+  showing: string | null;
   onFromDate: (value: string) => void;
   onToDate: (value: string) => void;
   onApply: (event: Event) => void;
@@ -78,6 +101,7 @@ function DateRangeForm({
   toDate,
   timeZone,
   error,
+  showing,
   onFromDate,
   onToDate,
   onApply,
@@ -95,7 +119,10 @@ function DateRangeForm({
         />
         <DateField label="To" name="toDate" value={toDate} min={fromDate || undefined} onValue={onToDate} />
       </div>
-      <p class="hint">{`Whole local days in ${timeZone}, both ends included.`}</p>
+      <p class="hint">{`Whole local days in ${timeZone}, both ends included, at most ${MAX_RANGE_DAYS}.`}</p>
+      {showing ? (
+        <p class="hint pending-note" data-pending="">{`Not applied yet: the list still shows ${showing}.`}</p>
+      ) : null}
       {error ? (
         <p class="field-error" role="alert">
           {error}
@@ -141,13 +168,14 @@ export function TimeFilterControl({
   return (
     <fieldset class="panel time-filter">
       <legend>Time</legend>
-      <ModeChoice mode={mode} onChoose={choose} />
+      <ModeChoice mode={mode} applied={modeOf(time)} onChoose={choose} />
       {mode === 'range' ? (
         <DateRangeForm
           fromDate={fromDate}
           toDate={toDate}
           timeZone={timeZone}
           error={error}
+          showing={time.kind === 'range' ? null : describeTimeFilter(time)}
           onFromDate={setFromDate}
           onToDate={setToDate}
           onApply={apply}

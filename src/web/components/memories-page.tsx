@@ -1,12 +1,13 @@
 // One agent's records: filters on the left, records on the right, kept live over graphql-ws (B1–B6).
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { browserTimeZone } from '../filters.js';
+import { browserTimeZone, describeFilter, windowIsOpen } from '../filters.js';
 import type { GraphQLClient } from '../graphql.js';
 import { useBrowseFilter } from '../hooks/use-browse-filter.js';
 import { useLiveMemories } from '../hooks/use-live-memories.js';
 import { useMemoryList } from '../hooks/use-memory-list.js';
 import { useNow } from '../hooks/use-now.js';
 import { useTypeCounts } from '../hooks/use-type-counts.js';
+import { FilterColumn } from './filter-column.js';
 import { TimeFilterControl, TypeList } from './filter-panel.js';
 import { ListFoot, ListHead, LoadError, Loading, NewRecordsBar, NoRecords, Records } from './record-list.js';
 import { TopBar, type Who } from './top-bar.js';
@@ -65,7 +66,7 @@ export function MemoriesPage({ token, client, failed, who, onSignOut }: Memories
         onSignOut={onSignOut}
       />
       <div class="layout">
-        <aside class="sidebar" aria-label="Filters">
+        <FilterColumn summary={describeFilter(filter)}>
           <TimeFilterControl time={filter.time} timeZone={timeZone} onChange={browse.setTime} />
           <TypeList
             counts={types.state.counts}
@@ -75,7 +76,7 @@ export function MemoriesPage({ token, client, failed, who, onSignOut }: Memories
             onToggle={browse.toggleType}
             onClear={browse.clearTypes}
           />
-        </aside>
+        </FilterColumn>
         <main class="content" aria-busy={list.status === 'loading'}>
           <ListHead filter={filter} list={list} stale={list.key !== memories.key} />
           <p class="sr-only" aria-live="polite">
@@ -84,7 +85,11 @@ export function MemoriesPage({ token, client, failed, who, onSignOut }: Memories
           {list.status === 'error' ? <LoadError message={list.error} onRetry={memories.retry} /> : null}
           {list.status === 'loading' && list.edges.length === 0 ? <Loading /> : null}
           {list.status === 'ready' && list.edges.length === 0 && list.pending.length === 0 ? (
-            <NoRecords filtered={browse.filtered} onClearAll={browse.clearAll} />
+            <NoRecords
+              filtered={browse.filtered}
+              open={windowIsOpen(filter.time, new Date(now))}
+              onClearAll={browse.clearAll}
+            />
           ) : null}
           {list.pending.length ? (
             <NewRecordsBar count={list.pending.length} onShow={live.showPending} />

@@ -1,14 +1,15 @@
 // Metadata on demand (B6): a versioned handoff as readable tables, anything else as pretty JSON.
 import type { ComponentChildren, JSX } from 'preact';
-import { formatInstant, formatInstantCompact, isIsoInstant } from '../format.js';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { formatInstant, isIsoInstant } from '../format.js';
 import { readHandoff } from '../records.js';
 
 /** One value in a table cell: instants in the operator's zone (ISO on hover), numbers exactly as quoted. */
-function Value({ value, compact = true }: { value: unknown; compact?: boolean }) {
+function Value({ value }: { value: unknown }) {
   if (isIsoInstant(value)) {
     return (
       <time dateTime={value} title={value}>
-        {(compact ? formatInstantCompact : formatInstant)(value)}
+        {formatInstant(value)}
       </time>
     );
   }
@@ -53,9 +54,40 @@ function NotGiven() {
   return <p class="muted handoff-missing">Not given</p>;
 }
 
+/**
+ * A table wider than its card scrolls sideways: then it is a focusable region (keyboard users can scroll
+ * it), edge shadows show where columns are hidden (app.css), and a line says so.
+ */
+function ScrollRegion({ label, children }: { label: string; children: ComponentChildren }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [overflowing, setOverflowing] = useState(false);
+  useEffect(() => {
+    const element = ref.current;
+    if (!element) return;
+    const measure = () => setOverflowing(element.scrollWidth > element.clientWidth + 1);
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  return (
+    <>
+      <div
+        ref={ref}
+        class="table-scroll"
+        data-overflowing={String(overflowing)}
+        {...(overflowing ? { tabIndex: 0, role: 'region', 'aria-label': `${label} (scrolls sideways)` } : {})}
+      >
+        {children}
+      </div>
+      {overflowing ? <p class="scroll-hint">Scroll sideways for more columns →</p> : null}
+    </>
+  );
+}
+
 function KeyValueTable({ rows, label }: { rows: [string, unknown][]; label: string }) {
   return (
-    <div class="table-scroll">
+    <ScrollRegion label={label}>
       <table class="kv-table" aria-label={label}>
         <tbody>
           {rows.map(([key, value]) => (
@@ -68,7 +100,7 @@ function KeyValueTable({ rows, label }: { rows: [string, unknown][]; label: stri
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }
 
@@ -96,7 +128,7 @@ function ObjectSection({ title, value }: { title: string; value: unknown }) {
 function SourcesTable({ sources, label }: { sources: Record<string, unknown>[]; label: string }) {
   const columns = [...new Set(sources.flatMap((source) => Object.keys(source)))];
   return (
-    <div class="table-scroll">
+    <ScrollRegion label={label}>
       <table class="grid-table" aria-label={label}>
         <thead>
           <tr>
@@ -119,7 +151,7 @@ function SourcesTable({ sources, label }: { sources: Record<string, unknown>[]; 
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }
 
@@ -149,8 +181,7 @@ function EvidenceBoundary({ boundary }: { boundary: unknown }) {
         <NotGiven />
       ) : (
         <p class="handoff-boundary">
-          <Value value={boundary} compact={false} />
-          {isIsoInstant(boundary) ? <code class="muted">{` ${boundary}`}</code> : null}
+          <Value value={boundary} />
         </p>
       )}
     </Section>

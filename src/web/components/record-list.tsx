@@ -1,8 +1,8 @@
 // The records column: what is shown (filter summary, resolved window), the list's states (loading, error,
 // empty), the records newest first (B4, B5) and "Load older" below them (B4).
 import { useCallback, useMemo } from 'preact/hooks';
-import { describeTimeFilter, type BrowseFilter } from '../filters.js';
-import { formatCount, formatHours, formatWindowBound } from '../format.js';
+import { describeFilter, type BrowseFilter } from '../filters.js';
+import { formatCount, formatHours, formatInstant } from '../format.js';
 import type { ListState } from '../list-state.js';
 import { recordElementId } from '../records.js';
 import { RecordCard } from './record-card.js';
@@ -15,13 +15,11 @@ export function ListHead({ filter, list, stale }: { filter: BrowseFilter; list: 
     <div class="list-head">
       <h2>Records</h2>
       <p class="list-summary" data-summary="">
-        {`${describeTimeFilter(filter.time)} · ${
-          filter.types.length ? filter.types.join(', ') : 'all types'
-        } · ${formatCount(list.edges.length)}${list.hasNextPage ? '+' : ''} shown`}
+        {`${describeFilter(filter)} · ${formatCount(list.edges.length)}${list.hasNextPage ? '+' : ''} shown`}
       </p>
       {list.window && !stale ? (
         <p class="window-line" data-window-from={list.window.from} data-window-to={list.window.to}>
-          {`From ${formatWindowBound(list.window.from)} to ${formatWindowBound(list.window.to)} (${formatHours(
+          {`From ${formatInstant(list.window.from)} to ${formatInstant(list.window.to)} (${formatHours(
             list.window.from,
             list.window.to,
           )})`}
@@ -51,11 +49,24 @@ export function Loading() {
   );
 }
 
-export function NoRecords({ filtered, onClearAll }: { filtered: boolean; onClearAll: () => void }) {
+export function NoRecords({
+  filtered,
+  open,
+  onClearAll,
+}: {
+  filtered: boolean;
+  /** New records can still fall into the window (not a range that ended before today). */
+  open: boolean;
+  onClearAll: () => void;
+}) {
   return (
     <div class="empty" role="status">
       <p>{filtered ? 'No records match these filters.' : 'No records yet.'}</p>
-      <p class="muted">New records appear here as soon as they are written.</p>
+      <p class="muted">
+        {open
+          ? 'New records appear here as soon as they are written.'
+          : 'This date range has ended: no new records can fall into it.'}
+      </p>
       {filtered ? (
         <button type="button" class="btn btn-secondary" onClick={onClearAll}>
           Clear filters
