@@ -204,11 +204,14 @@ describe('issue 12 item 5: every id opens its record', () => {
     await expect.poll(() => shownIds(p)).toEqual(recentIds.slice(0, 50));
     expect(recentIds).not.toContain(ids.E1);
 
+    // Read a little way into the list first: the list keeps its place while a record is open.
+    await p.evaluate(() => window.scrollTo(0, 150));
     await p.locator(`article[data-id="${ids.recent}"] a[data-memory-link="${ids.E1}"]`).click();
     const page = recordPage(p, ids.E1!);
     await page.waitFor();
     expect(p.url()).toBe(`${base}/#/memory/${ids.E1}`);
     expect(await p.locator('.layout').isVisible()).toBe(false);
+    expect(await p.evaluate(() => window.scrollY)).toBe(0);
     // Focus lands on the record's heading; neither tab is the current view.
     expect(await p.evaluate(() => document.activeElement?.id)).toBe('record-title');
     expect(await p.locator('nav[aria-label="Views"] [aria-current="page"]').count()).toBe(0);
@@ -256,8 +259,13 @@ describe('issue 12 item 5: every id opens its record', () => {
     await p.locator('.layout').waitFor();
     expect(p.url()).toBe(`${base}/`);
     await expect.poll(() => shownIds(p)).toEqual(recentIds.slice(0, 50));
+    await expect.poll(() => p.evaluate(() => window.scrollY)).toBe(150);
     await p.goForward();
     await page.waitFor();
+    // The Memories tab (a new history entry, no restoration by the browser) also returns to that place.
+    await p.getByRole('link', { name: 'Memories' }).click();
+    await p.locator('.layout').waitFor();
+    await expect.poll(() => p.evaluate(() => window.scrollY)).toBe(150);
     expect(pageErrors).toEqual([]);
   });
 
@@ -430,7 +438,7 @@ describe('issue 12 item 6: the Context tab', () => {
 });
 
 describe('README pictures', () => {
-  it('demo data: the record page of a decision and the Context tab, 1280×800 (and the record page in the dark scheme)', async () => {
+  it('demo data: the record page of a decision and the Context tab, 1280×800 (also dark, and at phone width)', async () => {
     const demo = await startHarness({ webRoot });
     try {
       const seed = (await seedDemo(demo.db, new Date()))!;
@@ -446,18 +454,22 @@ describe('README pictures', () => {
         ['record-page.png', `#/memory/${decision}`, `main.record-page [data-section="audit"]`],
         ['context-tab.png', '#/context?instrument=ETH', '.context-tab .ctx'],
       ];
-      for (const [scheme, suffix] of [
-        ['light', ''],
-        ['dark', '-dark'],
-      ] as const) {
-        const p = await newPage({ width: 1280, height: 800 }, scheme);
+      const passes = [
+        ['light', '', 1280, 800],
+        ['dark', '-dark', 1280, 800],
+        ['light', '-phone', 390, 844],
+      ] as const;
+      for (const [scheme, suffix, width, height] of passes) {
+        const p = await newPage({ width, height }, scheme);
         await p.goto(`${demoBase}/#token=${seed.operatorToken}`);
         await p.locator('article.record').first().waitFor();
         for (const [name, hash, ready] of shots) {
-          if (scheme === 'dark' && name !== 'record-page.png') continue;
+          if (suffix === '-dark' && name !== 'record-page.png') continue;
           await p.goto(`${demoBase}/${hash}`);
           await p.locator(ready).waitFor();
           await p.evaluate(() => window.scrollTo(0, 0));
+          // Nothing wider than the screen, a phone's included.
+          expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
           const file = path.join(outputDir, name.replace('.png', `${suffix}.png`));
           await p.screenshot({ path: file });
           if (UPDATE_DOCS && !suffix) await copyFile(file, path.join(repoRoot, 'docs', name));
