@@ -4,6 +4,7 @@ import { builder } from './builder.js';
 import './scalars.js';
 import './enums.js';
 import './memory.js';
+import './memory-backlinks.js';
 import './admin.js';
 import './agents.js';
 import './trading-context.js';

@@ -14,8 +14,14 @@ import { freshnessAt } from '../domain/expiry.js';
 import type { MemoryLink, Provenance } from '../domain/types.js';
 import { TRADING_DECISION } from '../domain/write-validation.js';
 import { writeMemory, type WrittenMemory } from '../service/write-memory.js';
-import { instrumentsSelect, linksSelect, provenanceSelect, toProvenance } from '../store/memory-record.js';
-import { findRecord, type RecordReadFilter } from '../store/record-reads.js';
+import {
+  instrumentsSelect,
+  linksSelect,
+  provenanceSelect,
+  toProvenance,
+  type RecordReadFilter,
+} from '../store/memory-record.js';
+import { findRecord } from '../store/record-reads.js';
 import { needsOf } from '../store/record-rows.js';
 import { builder, refusal } from './builder.js';
 import { FreshnessEnum, MemoryScopeEnum, RunKindEnum, RunStatusEnum } from './enums.js';
@@ -83,7 +89,7 @@ export const MemoryRef = builder.prismaObject('Memory', {
 });
 
 /** Which records a caller may read by id: same agent; Trading runs only their own producer's decisions (§1). */
-function memoryReadFilter(caller: Caller): RecordReadFilter {
+export function memoryReadFilter(caller: Caller): RecordReadFilter {
   if (caller.kind === 'admin') return {};
   if (caller.kind === 'run' && caller.run.kind === 'TRADING') {
     return { agentId: caller.agentId, producerId: caller.run.producerId, type: TRADING_DECISION };

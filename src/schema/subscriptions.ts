@@ -60,7 +60,9 @@ builder.subscriptionField('memoryAdded', (t) =>
     // the Memory fields that their data is loaded.
     resolve: async (record, _args, ctx, info) => {
       const needs = needsOf(queryFromInfo({ context: ctx, info, typeName: 'Memory', path: ['node'] }));
-      const node = await ctx.sharedLoads.get(`${record.id}:${needsKey(needs)}`, async () => {
+      // The read rules' values are part of what is loaded (linkedFrom), not of the statement's name.
+      const key = `${record.id}:${needsKey(needs)}:${JSON.stringify(needs.backlinks)}`;
+      const node = await ctx.sharedLoads.get(key, async () => {
         const loaded = await findRecord(ctx.db.sql, record.id, needs);
         if (!loaded) throw new Error(`memory ${record.id} was announced but is not stored`);
         return loaded;

@@ -47,6 +47,31 @@ export const memoryRecordSelect = {
 } as const satisfies Prisma.MemorySelect;
 
 export type MemoryRecord = Prisma.MemoryGetPayload<{ select: typeof memoryRecordSelect }>;
+
+/** Who may read a record (agent, producer, type); an absent key does not restrict. */
+export interface RecordReadFilter {
+  agentId?: string;
+  producerId?: string;
+  type?: string;
+}
+
+/** A record's `linkedFrom` lists at most this many links to it: those of the newest sources. */
+export const BACKLINKS_LIMIT = 100;
+
+/**
+ * The links to a record from records that `readable` may read (§1: a Trading run sees only its own
+ * decisions link here), newest source first. Links never cross agents (W4, I3).
+ */
+export function backlinksArgs(readable: RecordReadFilter) {
+  return {
+    where: { memory: readable },
+    orderBy: [{ memory: { createdAt: 'desc' } }, { memoryId: 'desc' }, { position: 'asc' }],
+    take: BACKLINKS_LIMIT,
+    select: { linkType: true, memory: { select: { id: true, type: true, createdAt: true } } },
+  } as const satisfies Prisma.Memory$linkedByArgs;
+}
+
+export type Backlink = Prisma.MemoryLinkGetPayload<{ select: ReturnType<typeof backlinksArgs>['select'] }>;
 export type ProvenanceRun = Prisma.RunGetPayload<{ select: typeof provenanceSelect }>;
 
 export function toProvenance(run: ProvenanceRun): Provenance {

@@ -2,15 +2,9 @@
 // selection needs (./record-rows.ts), instead of a Prisma statement per relation (issue 14 item 2).
 import { AGENT_LEARNINGS } from '../domain/write-validation.js';
 import type { Sql } from './db.js';
+import type { RecordReadFilter } from './memory-record.js';
 import { loadRecords, type LoadedRecord, type RecordNeeds } from './record-rows.js';
 import { LEARNINGS_LIMIT, type ContextQuery } from './trading-context.js';
-
-/** Who may read a record by id (agent, producer, type); an absent key does not restrict. */
-export interface RecordReadFilter {
-  agentId?: string;
-  producerId?: string;
-  type?: string;
-}
 
 /** One record by id with what `needs` asks for, in one named statement; null when none is readable. */
 export async function findRecord(

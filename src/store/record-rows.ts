@@ -2,7 +2,13 @@
 // links and provenance as correlated subqueries and joins, converted to the one record shape
 // (./memory-record.ts) — instead of one Prisma statement per relation.
 import type { Sql } from './db.js';
-import { memoryRecordSelect, type MemoryRecord } from './memory-record.js';
+import {
+  BACKLINKS_LIMIT,
+  memoryRecordSelect,
+  type Backlink,
+  type MemoryRecord,
+  type RecordReadFilter,
+} from './memory-record.js';
 import type { Prisma } from './generated/prisma/client.js';
 
 /** What a selection needs beyond the small columns, which are always loaded (cheap). */
@@ -12,6 +18,8 @@ export interface RecordNeeds {
   targets: boolean;
   links: boolean;
   provenance: boolean;
+  /** The links to the record whose source these read rules allow (`linkedFrom`); null: not needed. */
+  backlinks: RecordReadFilter | null;
 }
 
 type Optional = 'content' | 'metadata' | 'targets' | 'links' | 'sourceRun';
@@ -19,11 +27,20 @@ type Optional = 'content' | 'metadata' | 'targets' | 'links' | 'sourceRun';
 /** A record as loaded for a selection: the one record shape, the unselected large parts left out. */
 /** The record with the parts not loaded left out, and its seq (L2: its place in the agent's commit order). */
 export type LoadedRecord = Omit<MemoryRecord, Optional> &
-  Partial<Pick<MemoryRecord, Optional>> & { seq: number };
+  Partial<Pick<MemoryRecord, Optional>> & { seq: number; linkedBy?: Backlink[] };
 
-const ALL: RecordNeeds = { content: true, metadata: true, targets: true, links: true, provenance: true };
+type Part = Exclude<keyof RecordNeeds, 'backlinks'>;
+const PARTS: Part[] = ['content', 'metadata', 'targets', 'links', 'provenance'];
+const ALL: RecordNeeds = {
+  content: true,
+  metadata: true,
+  targets: true,
+  links: true,
+  provenance: true,
+  backlinks: null,
+};
 
-const NEED_OF_KEY: Partial<Record<string, keyof RecordNeeds>> = {
+const NEED_OF_KEY: Partial<Record<string, Part>> = {
   content: 'content',
   metadata: 'metadata',
   targets: 'targets',
@@ -46,9 +63,16 @@ export function needsOf(query: { select?: Prisma.MemorySelect }): RecordNeeds {
     targets: false,
     links: false,
     provenance: false,
+    backlinks: null,
   };
   for (const [key, value] of Object.entries(query.select)) {
     if (!value || SMALL_COLUMNS.has(key)) continue;
+    // `linkedFrom` plans Prisma's args of the relation (memory-record.ts backlinksArgs): its
+    // `where` carries the caller's read rules for the linking records.
+    if (key === 'linkedBy') {
+      needs.backlinks = (value as { where?: { memory?: RecordReadFilter } }).where?.memory ?? {};
+      continue;
+    }
     const need = NEED_OF_KEY[key];
     if (!need) throw new Error(`the record loader cannot load Memory.${key}`);
     needs[need] = true;
@@ -56,9 +80,14 @@ export function needsOf(query: { select?: Prisma.MemorySelect }): RecordNeeds {
   return needs;
 }
 
-/** A short, stable name of a needs set, for named prepared statements. */
+const READ_RULES = ['agentId', 'producerId', 'type'] as const;
+
+/** A short, stable name of a needs set, for named prepared statements (read rules' values are parameters). */
 export function needsKey(needs: RecordNeeds): string {
-  return (Object.keys(ALL) as (keyof RecordNeeds)[]).map((key) => (needs[key] ? '1' : '0')).join('');
+  const parts = PARTS.map((key) => (needs[key] ? '1' : '0')).join('');
+  const { backlinks } = needs;
+  if (!backlinks) return parts;
+  return `${parts}b${READ_RULES.map((rule) => (backlinks[rule] === undefined ? '0' : '1')).join('')}`;
 }
 
 /** The row the statement returns (pg and PGlite parse timestamptz, json and text[] alike). */
@@ -83,6 +112,8 @@ interface RecordRow {
   seq: string;
   instruments?: string[];
   links?: { linkType: string; targetMemoryId: string }[];
+  /** json_build_object renders createdAt as an ISO text. */
+  backlinks?: { linkType: string; id: string; type: string; createdAt: string }[];
   /** The run columns are present when provenance was needed, null without a source run. */
   run_id?: string | null;
   run_producer_id?: string | null;
@@ -113,7 +144,9 @@ export async function loadRecords(
   variant: string,
 ): Promise<LoadedRecord[]> {
   const name = `${query.name}_${variant}_${needsKey(needs)}`;
-  return (await sql.query<RecordRow>(recordSql(needs, query), values, name)).map(toLoadedRecord);
+  const all = [...values];
+  const text = recordSql(needs, query, (value) => `$${all.push(value)}`);
+  return (await sql.query<RecordRow>(text, all, name)).map(toLoadedRecord);
 }
 
 /**
@@ -121,7 +154,7 @@ export async function loadRecords(
  * `page.limit`); its rows then get their relations, in the same order. The name shows in statement
  * logs (and the round-trip snapshots); PostgreSQL inlines the CTE.
  */
-function recordSql(needs: RecordNeeds, page: RecordQuery): string {
+function recordSql(needs: RecordNeeds, page: RecordQuery, param: (value: unknown) => string): string {
   const large = [needs.content ? ', m.content' : '', needs.metadata ? ', m.metadata' : ''].join('');
   const inner = `SELECT m.id, m."agentId", m.type, m.scope, m.timeframe, m."sourceRunId", m."producerId", m."runKind",
       m."isCorrection", m."createdAt", m."expiresAt", m."expiryPolicy", m."idempotencyKey", m."requestHash", m.seq::text AS seq${large}
@@ -134,6 +167,7 @@ function recordSql(needs: RecordNeeds, page: RecordQuery): string {
       ? `(SELECT coalesce(json_agg(json_build_object('linkType', l."linkType", 'targetMemoryId', l."targetMemoryId")
            ORDER BY l.position), '[]') FROM "MemoryLink" l WHERE l."memoryId" = m.id) AS links`
       : '',
+    needs.backlinks ? backlinksSql(needs.backlinks, param) : '',
     needs.provenance
       ? `r.id AS run_id, r."producerId" AS run_producer_id, r.kind AS run_kind, r.schedule AS run_schedule,
          r."evidenceBoundary" AS run_evidence_boundary, r.status AS run_status, p.name AS run_producer_name`
@@ -145,6 +179,23 @@ function recordSql(needs: RecordNeeds, page: RecordQuery): string {
   return `WITH ${page.name} AS (${inner})
 SELECT m.*${relations.map((column) => `, ${column}`).join('')}
   FROM ${page.name} m ${joins} ${page.order}`;
+}
+
+/**
+ * `linkedFrom` (backlinksArgs in SQL): the links to m from records of its agent that `readable` allows,
+ * the newest BACKLINKS_LIMIT sources, through the MemoryLink(targetMemoryId) index.
+ */
+function backlinksSql(readable: RecordReadFilter, param: (value: unknown) => string): string {
+  const rules = READ_RULES.flatMap((rule) => {
+    const value = readable[rule];
+    return value === undefined ? [] : [`AND s."${rule}" = ${param(value)}`];
+  });
+  return `(SELECT coalesce(json_agg(json_build_object('linkType', b."linkType", 'id', b.id, 'type', b.type,
+      'createdAt', b."createdAt") ORDER BY b."createdAt" DESC, b.id DESC, b.position), '[]')
+    FROM (SELECT l."linkType", l.position, s.id, s.type, s."createdAt"
+      FROM "MemoryLink" l JOIN "Memory" s ON s.id = l."memoryId"
+      WHERE l."targetMemoryId" = m.id AND s."agentId" = m."agentId" ${rules.join(' ')}
+      ORDER BY s."createdAt" DESC, s.id DESC, l.position LIMIT ${BACKLINKS_LIMIT}) b) AS backlinks`;
 }
 
 /** A row in the one record shape; the parts the statement did not load stay absent. */
@@ -172,6 +223,12 @@ function toLoadedRecord(row: RecordRow): LoadedRecord {
   if (instruments) record.targets = instruments.map((instrumentId) => ({ instrumentId }));
   if (links) record.links = links;
   if (row.run_id !== undefined) record.sourceRun = provenanceOf(row);
+  if (row.backlinks) {
+    record.linkedBy = row.backlinks.map(({ linkType, id, type, createdAt }) => ({
+      linkType,
+      memory: { id, type, createdAt: new Date(createdAt) },
+    }));
+  }
   return record;
 }
 

@@ -69,7 +69,7 @@ export interface MemoryTypeCount {
 
 export const PAGE_SIZE = 50;
 
-const MEMORY_FIELDS = `
+export const MEMORY_FIELDS = `
   id type scope instruments content metadata timeframe createdAt expiresAt expiryPolicy freshness
   provenance { runId producerId producerName kind schedule evidenceBoundary runStatus }
   links { linkType targetMemoryId }

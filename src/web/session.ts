@@ -1,5 +1,6 @@
 // The operator token lives in sessionStorage (this tab only). A `#token=…` link signs in once and is
 // then removed from the address bar and history so the token is not left on screen or in bookmarks.
+import { isRouteHash } from './route.js';
 
 const STORAGE_KEY = 'memory-service.operator-token';
 
@@ -29,6 +30,8 @@ export function clearStoredToken(): void {
 
 /** Takes `#token=…` from the URL (storing it) and strips it; returns the token or null. */
 export function takeTokenFromLocation(): string | null {
+  // A page's route (`#/memory/…`, `#/context?…`) is never a sign-in link.
+  if (isRouteHash(window.location.hash)) return null;
   const hash = window.location.hash.replace(/^#/, '');
   if (!hash) return null;
   const token = new URLSearchParams(hash).get('token')?.trim();

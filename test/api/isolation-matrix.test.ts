@@ -63,6 +63,10 @@ const ACCESS = {
   memory:                  [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [ok, nul],  nul,        [ok, nul],  UNA,      UNA],
   'memory:decision':       [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  UNA,      UNA],
   'memory:tradingNote':    [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [ok, nul],  nul,        [ok, nul],  UNA,      UNA],
+  // Memory.linkedFrom: what links to a record, under the same read rules (memory-backlinks.test.ts
+  // proves a Trading run's list leaves out the review it may not read).
+  'memory:linkedFrom':     [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [ok, nul],  nul,        [ok, nul],  UNA,      UNA],
+  'memory:decisionLinkedFrom': [UNA, UNA, ok,        [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  UNA,      UNA],
   // own = agentId implied by the token (admin must pass it); foreign = agentId of the other agent.
   memories:                [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  [ok, FBD],  FBD,        [ok, FBD],  UNA,      UNA],
   memoryTypes:             [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  [ok, FBD],  FBD,        [ok, FBD],  UNA,      UNA],
@@ -163,6 +167,16 @@ const CALLS: Record<Exclude<Operation, `${string} /${string}`>, GraphQLCall> = {
   'memory:tradingNote': {
     document: 'query($id: UUID!) { memory(id: $id) { id agentId content } }',
     variables: (d) => ({ id: d.tradingNoteId }),
+  },
+  'memory:linkedFrom': {
+    document:
+      'query($id: UUID!) { memory(id: $id) { id agentId linkedFrom { linkType sourceMemoryId sourceType } } }',
+    variables: (d) => ({ id: d.researchId }),
+  },
+  'memory:decisionLinkedFrom': {
+    document:
+      'query($id: UUID!) { memory(id: $id) { id agentId linkedFrom { linkType sourceMemoryId sourceCreatedAt } } }',
+    variables: (d) => ({ id: d.decisionId }),
   },
   memories: {
     document: 'query($a: UUID) { memories(agentId: $a, first: 10) { edges { cursor node { id agentId } } } }',

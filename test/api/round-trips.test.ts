@@ -182,6 +182,30 @@ describe('round trips', () => {
     `);
   });
 
+  it('B6: round trips of one record with what links to it (linkedFrom in the same statement)', async () => {
+    let found: Record<string, any> = {};
+    const trips = await recorder.during(async () => {
+      found = await h.ok(
+        `query($id: UUID!) { memory(id: $id) { id ${LINKS} linkedFrom { linkType sourceMemoryId sourceType } } }`,
+        { id: seeded[0]!.id },
+        fx.operatorToken,
+      );
+    });
+    expect(found.memory.linkedFrom).toEqual([
+      { linkType: 'corrects', sourceMemoryId: seeded[2]!.id, sourceType: 'correction' },
+      { linkType: 'supports', sourceMemoryId: seeded[1]!.id, sourceType: 'funding' },
+    ]);
+    expect(trips).toMatchInlineSnapshot(`
+      {
+        "count": 2,
+        "statements": [
+          "sql: SELECT id, agentId, revokedAt FROM OperatorToken WHERE tokenHash = $",
+          "sql: WITH record SELECT m.*, (SELECT coalesce(json_agg(json_build_object('linkType', l.linkType, 'targetMemoryId', l.targetMemoryId) ORDER BY l.position), '[]') FROM MemoryLink l WHERE l.memoryId = m…",
+        ],
+      }
+    `);
+  });
+
   it('C1: round trips of a trading context (entries, corrections, learnings)', async () => {
     let context: Record<string, any> = {};
     const trips = await recorder.during(async () => {

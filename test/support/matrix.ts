@@ -36,7 +36,7 @@ export interface AgentData {
   agentId: string;
   /** An Analysis record targeting ETH, of a type only this agent has (`research_a`). */
   researchId: string;
-  /** A trading_decision of the agent's trading producer, linking the research. */
+  /** A trading_decision of the agent's trading producer, linking the research (a review links it). */
   decisionId: string;
   /** A record of another type written by the same Trading run (not a decision). */
   tradingNoteId: string;
@@ -141,6 +141,13 @@ async function buildAgent(h: Harness, label: 'A' | 'B') {
     content: `no trade for agent ${label}`,
     links: [{ targetMemoryId: research.id, linkType: 'considered' }],
   });
+  // Something links to the decision (Memory.linkedFrom): a review the Trading run may not read.
+  const review = await writeOk(h, runs.review.token, {
+    type: 'review',
+    scope: 'AGENT',
+    content: `review of agent ${label}`,
+    links: [{ targetMemoryId: decision.id, linkType: 'reviews' }],
+  });
   const tradingNote = await writeOk(h, runs.trading.token, {
     type: 'position_note',
     scope: 'INSTRUMENTS',
@@ -161,6 +168,7 @@ async function buildAgent(h: Harness, label: 'A' | 'B') {
     fixture.agentId,
     research.id as string,
     decision.id as string,
+    review.id as string,
     tradingNote.id as string,
     ...Object.values(fixture.producers).map((p) => p.id),
     ...Object.values(runs).map((r) => r.runId),

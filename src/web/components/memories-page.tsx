@@ -1,16 +1,21 @@
-// One agent's records: filters on the left, records on the right, kept live over graphql-ws (B1–B6).
-import { useEffect, useMemo, useState } from 'preact/hooks';
+// One agent's records: filters on the left, records on the right, kept live over graphql-ws (B1–B6);
+// a record's page and the Context tab take their place when the route names them.
+import { useMemo, useState } from 'preact/hooks';
 import { browserTimeZone, describeFilter, windowIsOpen } from '../filters.js';
 import type { GraphQLClient } from '../graphql.js';
 import { useBrowseFilter } from '../hooks/use-browse-filter.js';
 import { useLiveMemories } from '../hooks/use-live-memories.js';
 import { useMemoryList } from '../hooks/use-memory-list.js';
 import { useNow } from '../hooks/use-now.js';
+import { useViewRoute } from '../hooks/use-route.js';
 import { useTypeCounts } from '../hooks/use-type-counts.js';
+import { AgentViews } from './agent-views.js';
 import { FilterColumn } from './filter-column.js';
 import { TimeFilterControl, TypeList } from './filter-panel.js';
 import { ListFoot, ListHead, LoadError, Loading, NewRecordsBar, NoRecords, Records } from './record-list.js';
 import { TopBar, type Who } from './top-bar.js';
+import { useViewTitle } from './view-states.js';
+import { ViewTabs } from './view-tabs.js';
 
 /** Freshness badges, "5 minutes ago" and "New" marks are re-rendered this often. */
 const TICK_MS = 30_000;
@@ -51,21 +56,22 @@ export function MemoriesPage({ token, client, failed, who, onSignOut }: Memories
   });
   const { filter } = browse;
   const { list } = memories;
-  useEffect(() => {
-    const before = document.title;
-    document.title = `${who.agent.name} · Memories`;
-    return () => void (document.title = before);
-  }, [who.agent.name]);
+  // The record page and the Context tab show instead of the list, which stays mounted (agent-views.tsx).
+  const routing = useViewRoute();
+  const onList = routing.route.kind === 'list';
+  // The other views name the browser tab themselves.
+  useViewTitle(onList ? `${who.agent.name} · Memories` : null);
 
   return (
     <div class="app">
       <TopBar
         who={who}
+        tabs={<ViewTabs route={routing.route} />}
         live={{ status: live.status, onRetryNow: live.retryNow }}
         timeZone={timeZone}
         onSignOut={onSignOut}
       />
-      <div class="layout">
+      <div class="layout" hidden={!onList}>
         <FilterColumn summary={describeFilter(filter)}>
           <TimeFilterControl time={filter.time} timeZone={timeZone} onChange={browse.setTime} />
           <TypeList
@@ -100,6 +106,7 @@ export function MemoriesPage({ token, client, failed, who, onSignOut }: Memories
           ) : null}
         </main>
       </div>
+      <AgentViews routing={routing} client={client} who={who} failed={failed} timeZone={timeZone} />
     </div>
   );
 }

@@ -6,6 +6,8 @@ import { useState } from 'preact/hooks';
 import { formatInstant, formatRelative, shortId } from '../format.js';
 import type { Memory } from '../queries.js';
 import { freshnessAt, isCorrection, recordElementId } from '../records.js';
+import { memoryHref } from '../route.js';
+import { MemoryLink } from './memory-link.js';
 import { MetadataView } from './metadata.js';
 
 interface RecordCardProps {
@@ -20,7 +22,7 @@ interface RecordCardProps {
 type Freshness = ReturnType<typeof freshnessAt>;
 
 /** One term and its description in a record's lists. */
-function Field({ label, children }: { label: string; children: ComponentChildren }) {
+export function Field({ label, children }: { label: string; children: ComponentChildren }) {
   return (
     <div>
       <dt>{label}</dt>
@@ -29,7 +31,7 @@ function Field({ label, children }: { label: string; children: ComponentChildren
   );
 }
 
-function TimeText({ iso, now }: { iso: string; now: number }) {
+export function TimeText({ iso, now }: { iso: string; now: number }) {
   return (
     <span>
       <time dateTime={iso} title={iso}>
@@ -86,20 +88,18 @@ function LinkItem({
   return (
     <li class={correction ? 'link link-correction' : 'link'} data-link-type={link.linkType}>
       <span class="link-type">{correction ? 'Correction of' : link.linkType}</span>
+      <MemoryLink id={link.targetMemoryId} class="link-target" />
       {isShown(link.targetMemoryId) ? (
         <button
           type="button"
-          class="link-target"
-          title={`Go to ${link.targetMemoryId}`}
+          class="link-jump"
+          title={`Show ${target} in this list`}
+          aria-label={`Show ${target} in this list`}
           onClick={() => onJump(link.targetMemoryId)}
         >
-          {target}
+          ↓
         </button>
-      ) : (
-        <code class="link-target" title={link.targetMemoryId}>
-          {target}
-        </code>
-      )}
+      ) : null}
     </li>
   );
 }
@@ -129,7 +129,7 @@ function RecordHead({ memory, titleId, isNew, freshness }: RecordHeadProps) {
   return (
     <header class="record-head">
       <h3 id={titleId} class="record-type">
-        {memory.type}
+        <a href={memoryHref(memory.id)}>{memory.type}</a>
       </h3>
       {isCorrection(memory) ? <span class="badge badge-correction">Correction</span> : null}
       {isNew ? <span class="badge badge-new">New</span> : null}
@@ -174,7 +174,7 @@ function RecordIds({ memory }: { memory: Memory }) {
   return (
     <dl class="record-ids">
       <Field label="Memory">
-        <code>{memory.id}</code>
+        <MemoryLink id={memory.id} full />
       </Field>
       {provenance ? (
         <Field label="Run">

@@ -1,5 +1,6 @@
 // The page's top bar: the brand and whose records these are (the admin switches agents here), the
-// live-update state with the reconnect countdown (B5), the operator's time zone (B3) and sign-out.
+// agent's views, the live-update state with the reconnect countdown (B5), the operator's time zone (B3) and sign-out.
+import type { ComponentChildren } from 'preact';
 import { useNow } from '../hooks/use-now.js';
 import { secondsLeft, type LiveStatus } from '../live.js';
 import type { AgentSummary } from '../queries.js';
@@ -100,11 +101,13 @@ function AgentName({ agent, agents, onChoose }: Who) {
 interface TopBarProps {
   onSignOut: () => void;
   who?: Who;
+  /** The agent's views (Memories, Context). */
+  tabs?: ComponentChildren;
   live?: LiveControls;
   timeZone?: string;
 }
 
-export function TopBar({ onSignOut, who, live, timeZone }: TopBarProps) {
+export function TopBar({ onSignOut, who, tabs, live, timeZone }: TopBarProps) {
   return (
     <header class="topbar">
       <div class="brand">
@@ -112,6 +115,7 @@ export function TopBar({ onSignOut, who, live, timeZone }: TopBarProps) {
         <h1>Memories</h1>
         {who ? <AgentName {...who} /> : null}
       </div>
+      {tabs}
       <div class="topbar-tools">
         {live ? <LiveIndicator {...live} /> : null}
         {timeZone ? (

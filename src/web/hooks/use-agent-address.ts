@@ -1,6 +1,13 @@
-// The agent named in the address bar, kept in step with Back and Forward (agent-url.ts).
+// The agent named in the address bar, kept in step with Back and Forward (agent-url.ts); the page's
+// route in the fragment survives a switch (route.ts).
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { addressWithAgent, agentFromSearch } from '../agent-url.js';
+import { isRouteHash, parseRoute, routeAfterAgentSwitch, routeHash } from '../route.js';
+
+/** The tab stays open for the next agent (route.ts); a record of the previous one does not. */
+function hashAfterAgentSwitch(hash: string): string {
+  return isRouteHash(hash) ? routeHash(routeAfterAgentSwitch(parseRoute(hash))) : '';
+}
 
 export interface AgentAddress {
   agentId: string | null;
@@ -16,9 +23,9 @@ export function useAgentAddress(): AgentAddress {
     return () => window.removeEventListener('popstate', follow);
   }, []);
   const choose = useCallback((next: string | null, history: 'push' | 'replace' = 'push') => {
-    const { pathname, search } = window.location;
-    const address = addressWithAgent(pathname, search, next);
-    if (address !== pathname + search) {
+    const { pathname, search, hash } = window.location;
+    const address = addressWithAgent(pathname, search, next) + hashAfterAgentSwitch(hash);
+    if (address !== pathname + search + hash) {
       if (history === 'push') window.history.pushState(null, '', address);
       else window.history.replaceState(window.history.state, '', address);
     }

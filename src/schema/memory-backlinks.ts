@@ -1,0 +1,43 @@
+// Memory.linkedFrom: what links to a record — the other direction of `links`, under the caller's read
+// rules (§1), so the operator page opens every record from every record that cites it.
+import type { Caller } from '../auth/caller.js';
+import { backlinksArgs, type Backlink, type RecordReadFilter } from '../store/memory-record.js';
+import { builder } from './builder.js';
+import { MemoryRef, memoryReadFilter } from './memory.js';
+
+/** Every operation that answers a Memory has a caller (S3: no token is refused before execution). */
+function readableBy(caller: Caller | null): RecordReadFilter {
+  if (!caller) throw new Error('Memory.linkedFrom resolved without a caller');
+  return memoryReadFilter(caller);
+}
+
+const MemoryBacklinkRef = builder.objectRef<Backlink>('MemoryBacklink').implement({
+  description: 'A link to this record from another record of the same agent.',
+  fields: (t) => ({
+    linkType: t.exposeString('linkType', { description: 'As the linking record wrote it (`corrects`: C6).' }),
+    sourceMemoryId: t.field({ type: 'UUID', resolve: (link) => link.memory.id }),
+    sourceType: t.string({ resolve: (link) => link.memory.type }),
+    sourceCreatedAt: t.field({ type: 'DateTime', resolve: (link) => link.memory.createdAt }),
+  }),
+});
+
+builder.prismaObjectField(MemoryRef, 'linkedFrom', (t) =>
+  t.field({
+    type: [MemoryBacklinkRef],
+    description:
+      'Links to this record from records the caller may read (as `memory(id)` decides: a Trading run sees only its own decisions), newest linking record first, at most 100. Corrections of this record have linkType `corrects`.',
+    // Loaded by the statement that reads the record (record-rows.ts), or by Prisma for imports.
+    select: (_args, ctx) => ({ linkedBy: backlinksArgs(readableBy(ctx.caller)) }),
+    resolve: async (memory, _args, ctx) => {
+      const loaded = memory.linkedBy as Backlink[] | undefined;
+      if (loaded) return loaded;
+      // A record answered by a write is not read back: a new one has no links to it yet, a retry's
+      // (W8) may have some.
+      const readable = readableBy(ctx.caller);
+      return ctx.db.prisma.memoryLink.findMany({
+        ...backlinksArgs(readable),
+        where: { targetMemoryId: memory.id, memory: readable },
+      });
+    },
+  }),
+);
