@@ -1,14 +1,16 @@
 // One agent's records: filters on the left, records on the right, kept live over graphql-ws (B1–B6).
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import { browserTimeZone, describeFilter, windowIsOpen } from '../filters.js';
 import type { GraphQLClient } from '../graphql.js';
 import { useBrowseFilter } from '../hooks/use-browse-filter.js';
+import { useDocumentTitle } from '../hooks/use-document-title.js';
 import { useLiveMemories } from '../hooks/use-live-memories.js';
 import { useMemoryList } from '../hooks/use-memory-list.js';
 import { useNow } from '../hooks/use-now.js';
-import { useTypeCounts } from '../hooks/use-type-counts.js';
-import { FilterColumn } from './filter-column.js';
-import { TimeFilterControl, TypeList } from './filter-panel.js';
+import { useFilterOptions } from '../hooks/use-filter-options.js';
+import { totalOf, useTypeCounts } from '../hooks/use-type-counts.js';
+import { ExportMenu } from './export-menu.js';
+import { BrowseFilters } from './filter-column.js';
 import { ListFoot, ListHead, LoadError, Loading, NewRecordsBar, NoRecords, Records } from './record-list.js';
 import { TopBar, type Who } from './top-bar.js';
 
@@ -50,12 +52,10 @@ export function MemoriesPage({ token, client, failed, who, onSignOut }: Memories
     announce,
   });
   const { filter } = browse;
+  const options = useFilterOptions(client, agentId, failed);
+  const summary = describeFilter(filter, (id) => options.producers.find((p) => p.id === id)?.name ?? null);
   const { list } = memories;
-  useEffect(() => {
-    const before = document.title;
-    document.title = `${who.agent.name} · Memories`;
-    return () => void (document.title = before);
-  }, [who.agent.name]);
+  useDocumentTitle(`${who.agent.name} · Memories`);
 
   return (
     <div class="app">
@@ -66,19 +66,21 @@ export function MemoriesPage({ token, client, failed, who, onSignOut }: Memories
         onSignOut={onSignOut}
       />
       <div class="layout">
-        <FilterColumn summary={describeFilter(filter)}>
-          <TimeFilterControl time={filter.time} timeZone={timeZone} onChange={browse.setTime} />
-          <TypeList
-            counts={types.state.counts}
-            selected={filter.types}
-            loading={types.state.loading}
-            windowActive={filter.time.kind !== 'all'}
-            onToggle={browse.toggleType}
-            onClear={browse.clearTypes}
-          />
-        </FilterColumn>
+        <BrowseFilters
+          browse={browse}
+          summary={summary}
+          types={types.state}
+          options={options}
+          timeZone={timeZone}
+        />
         <main class="content" aria-busy={list.status === 'loading'}>
-          <ListHead filter={filter} list={list} stale={list.key !== memories.key} />
+          <ListHead
+            summary={summary}
+            total={types.state.loading ? null : totalOf(types.state.counts, filter.types)}
+            list={list}
+            stale={list.key !== memories.key}
+            actions={<ExportMenu token={token} agentId={agentId} filter={list.filter} failed={failed} />}
+          />
           <p class="sr-only" aria-live="polite">
             {announcement}
           </p>
