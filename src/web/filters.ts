@@ -1,6 +1,7 @@
-// The operator's filter (types + time) and how it becomes the API's MemoryFilter / TimeWindowInput (B2, B3).
+// The operator's filter (types, time, search, instruments, producers, run kinds, freshness) and how it
+// becomes the API's MemoryFilter / TimeWindowInput (B2, B3, issue 12 item 4).
 import { formatLocalDate } from './format.js';
-import type { MemoryFilter, RollingWindow, TimeWindowInput } from './queries.js';
+import type { Freshness, MemoryFilter, RollingWindow, RunKind, TimeWindowInput } from './queries.js';
 
 export type TimeFilter =
   | { kind: 'all' }
@@ -11,6 +12,30 @@ export interface BrowseFilter {
   /** Empty ⇒ every type. */
   types: string[];
   time: TimeFilter;
+  /** Full-text search (PostgreSQL web-search syntax); '' ⇒ none. */
+  text: string;
+  /** Each list: empty ⇒ no restriction; sorted, no duplicates. */
+  instruments: string[];
+  producerIds: string[];
+  runKinds: RunKind[];
+  freshness: Freshness | null;
+}
+
+export const NO_FILTER: BrowseFilter = {
+  types: [],
+  time: { kind: 'all' },
+  text: '',
+  instruments: [],
+  producerIds: [],
+  runKinds: [],
+  freshness: null,
+};
+
+export const RUN_KINDS: readonly RunKind[] = ['ANALYSIS', 'TRADING', 'REVIEW'];
+
+/** Anything narrower than every record of the agent. */
+export function isFiltered(filter: BrowseFilter): boolean {
+  return Object.keys(toMemoryFilter(filter, 'UTC')).length > 0;
 }
 
 export const ROLLING_OPTIONS: { value: RollingWindow; label: string }[] = [
@@ -35,12 +60,26 @@ export function toWindowInput(time: TimeFilter, timeZone: string): TimeWindowInp
   }
 }
 
+/** The API's filter: only the fields that restrict, lists sorted (the same filter, the same key). */
 export function toMemoryFilter(filter: BrowseFilter, timeZone: string): MemoryFilter {
   const window = toWindowInput(filter.time, timeZone);
+  const text = filter.text.trim();
+  const list = <T extends string>(values: T[]) => [...new Set(values)].sort();
   return {
-    ...(filter.types.length ? { types: [...filter.types].sort() } : {}),
+    ...(filter.types.length ? { types: list(filter.types) } : {}),
     ...(window ? { window } : {}),
+    ...(text ? { text } : {}),
+    ...(filter.instruments.length ? { instruments: list(filter.instruments) } : {}),
+    ...(filter.producerIds.length ? { producerIds: list(filter.producerIds) } : {}),
+    ...(filter.runKinds.length ? { runKinds: list(filter.runKinds) } : {}),
+    ...(filter.freshness ? { freshness: filter.freshness } : {}),
   };
+}
+
+/** The filter the type list is counted with: every field but `types` (B1; the list picks among them). */
+export function countFilterOf(filter: MemoryFilter): MemoryFilter {
+  const { types: _selected, ...rest } = filter;
+  return rest;
 }
 
 /** Identity of a filter: a change of key means a new first page and a new subscription. */
@@ -98,9 +137,34 @@ export function describeTimeFilter(time: TimeFilter): string {
   }
 }
 
-/** The filter in words, as the list's summary and the collapsed filter button say it. */
-export function describeFilter(filter: BrowseFilter): string {
-  return `${describeTimeFilter(filter.time)} · ${filter.types.length ? filter.types.join(', ') : 'all types'}`;
+const KIND_LABELS: Record<RunKind, string> = { ANALYSIS: 'Analysis', TRADING: 'Trading', REVIEW: 'Review' };
+
+export function runKindLabel(kind: RunKind): string {
+  return KIND_LABELS[kind];
+}
+
+/**
+ * The filter in words, as the list's summary and the collapsed filter button say it; `producerName`
+ * names a producer id (unknown ids are counted).
+ */
+export function describeFilter(
+  filter: BrowseFilter,
+  producerName: (id: string) => string | null = () => null,
+): string {
+  const parts = [
+    describeTimeFilter(filter.time),
+    filter.types.length ? filter.types.join(', ') : 'all types',
+  ];
+  const text = filter.text.trim();
+  if (text) parts.push(`“${text}”`);
+  if (filter.instruments.length) parts.push(filter.instruments.join(', '));
+  if (filter.producerIds.length) {
+    const names = filter.producerIds.map(producerName);
+    parts.push(names.every((name) => name !== null) ? names.join(', ') : `${names.length} producers`);
+  }
+  if (filter.runKinds.length) parts.push(filter.runKinds.map(runKindLabel).join(', '));
+  if (filter.freshness) parts.push(filter.freshness === 'FRESH' ? 'fresh only' : 'stale only');
+  return parts.join(' · ');
 }
 
 /** Can a record written from now on still belong to this window? Not to a range that ended before today. */

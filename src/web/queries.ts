@@ -10,16 +10,24 @@ export interface TimeWindowInput {
   timeZone: string;
 }
 
+export type RunKind = 'ANALYSIS' | 'TRADING' | 'REVIEW';
+export type Freshness = 'FRESH' | 'STALE';
+
 export interface MemoryFilter {
   types?: string[];
   window?: TimeWindowInput;
+  text?: string;
+  instruments?: string[];
+  producerIds?: string[];
+  runKinds?: RunKind[];
+  freshness?: Freshness;
 }
 
 export interface Provenance {
   runId: string;
   producerId: string;
   producerName: string;
-  kind: 'ANALYSIS' | 'TRADING' | 'REVIEW';
+  kind: RunKind;
   schedule: string | null;
   evidenceBoundary: string | null;
   runStatus: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
@@ -81,10 +89,13 @@ const CONNECTION_FIELDS = `
   window { from to }
 `;
 
-/** First page and the type list in one round trip (B1: the counts follow the same window). */
+/**
+ * First page and the type list in one round trip (B1: the counts follow every filter but the types, so
+ * the selected types' counts add up to the list's total).
+ */
 export const FIRST_PAGE_QUERY = `
-  query MemoriesFirstPage($agentId: UUID, $filter: MemoryFilter, $window: TimeWindowInput, $first: Int) {
-    memoryTypes(agentId: $agentId, window: $window) { type count }
+  query MemoriesFirstPage($agentId: UUID, $filter: MemoryFilter, $countFilter: MemoryFilter, $first: Int) {
+    memoryTypes(agentId: $agentId, filter: $countFilter) { type count }
     memories(agentId: $agentId, filter: $filter, first: $first) { ${CONNECTION_FIELDS} }
   }
 `;
@@ -97,10 +108,27 @@ export const OLDER_PAGE_QUERY = `
 `;
 
 export const TYPE_COUNTS_QUERY = `
-  query MemoryTypeCounts($agentId: UUID, $window: TimeWindowInput) {
-    memoryTypes(agentId: $agentId, window: $window) { type count }
+  query MemoryTypeCounts($agentId: UUID, $countFilter: MemoryFilter) {
+    memoryTypes(agentId: $agentId, filter: $countFilter) { type count }
   }
 `;
+
+/** What the filter column offers: the agent's selected instruments and its producers. */
+export const FILTER_OPTIONS_QUERY = `
+  query FilterOptions($agentId: UUID!) {
+    agent(id: $agentId) { instruments producers { id name kind } }
+  }
+`;
+
+export interface ProducerOption {
+  id: string;
+  name: string;
+  kind: RunKind;
+}
+
+export interface FilterOptionsResult {
+  agent: { instruments: string[]; producers: ProducerOption[] } | null;
+}
 
 /** B5/L2: resumes after the newest record shown, so nothing written meanwhile is missed. */
 export const MEMORY_ADDED_SUBSCRIPTION = `

@@ -1,5 +1,5 @@
 // The filter column: time (B3) and the discovered type list with counts (B1, B2).
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import {
   MAX_RANGE_DAYS,
   ROLLING_OPTIONS,
@@ -149,6 +149,16 @@ export function TimeFilterControl({
   const [fromDate, setFromDate] = useState(time.kind === 'range' ? time.fromDate : today);
   const [toDate, setToDate] = useState(time.kind === 'range' ? time.toDate : today);
   const [error, setError] = useState<string | null>(null);
+  // The filter can change from outside (Back, a shared address, Clear filters): the control follows it.
+  const applied = time.kind === 'range' ? `${time.fromDate}/${time.toDate}` : modeOf(time);
+  useEffect(() => {
+    setMode(modeOf(time));
+    setError(null);
+    if (time.kind === 'range') {
+      setFromDate(time.fromDate);
+      setToDate(time.toDate);
+    }
+  }, [applied]);
 
   const choose = (next: Mode) => {
     setMode(next);

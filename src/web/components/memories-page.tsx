@@ -4,15 +4,15 @@ import { useMemo, useState } from 'preact/hooks';
 import { browserTimeZone, describeFilter, windowIsOpen } from '../filters.js';
 import type { GraphQLClient } from '../graphql.js';
 import { useBrowseFilter } from '../hooks/use-browse-filter.js';
-import { useLiveMemories } from '../hooks/use-live-memories.js';
-import { useMemoryList } from '../hooks/use-memory-list.js';
+import { useAgentList } from '../hooks/use-agent-list.js';
 import { useNow } from '../hooks/use-now.js';
+import { useFilterOptions } from '../hooks/use-filter-options.js';
 import { useViewRoute } from '../hooks/use-route.js';
-import { useTypeCounts } from '../hooks/use-type-counts.js';
+import { totalOf } from '../hooks/use-type-counts.js';
 import { AgentViews } from './agent-views.js';
-import { FilterColumn } from './filter-column.js';
-import { TimeFilterControl, TypeList } from './filter-panel.js';
-import { ListFoot, ListHead, LoadError, Loading, NewRecordsBar, NoRecords, Records } from './record-list.js';
+import { ExportMenu } from './export-menu.js';
+import { BrowseFilters } from './filter-column.js';
+import { ListBody, ListHead } from './record-list.js';
 import { TopBar, type Who } from './top-bar.js';
 import { useViewTitle } from './view-states.js';
 import { ViewTabs } from './view-tabs.js';
@@ -35,26 +35,18 @@ export function MemoriesPage({ token, client, failed, who, onSignOut }: Memories
   const browse = useBrowseFilter();
   const [announcement, announce] = useState('');
   const now = useNow(TICK_MS);
-  const types = useTypeCounts(client, agentId, failed);
-  const memories = useMemoryList({
+  const { types, memories, live } = useAgentList({
+    token,
     client,
     agentId,
     filter: browse.filter,
     timeZone,
     failed,
-    types,
-    announce,
-  });
-  const live = useLiveMemories({
-    token,
-    agentId,
-    client,
-    memories,
-    failed,
-    refreshTypes: types.refresh,
     announce,
   });
   const { filter } = browse;
+  const options = useFilterOptions(client, agentId, failed);
+  const summary = describeFilter(filter, (id) => options.producers.find((p) => p.id === id)?.name ?? null);
   const { list } = memories;
   // The record page and the Context tab show instead of the list, which stays mounted (agent-views.tsx).
   const routing = useViewRoute();
@@ -72,38 +64,37 @@ export function MemoriesPage({ token, client, failed, who, onSignOut }: Memories
         onSignOut={onSignOut}
       />
       <div class="layout" hidden={!onList}>
-        <FilterColumn summary={describeFilter(filter)}>
-          <TimeFilterControl time={filter.time} timeZone={timeZone} onChange={browse.setTime} />
-          <TypeList
-            counts={types.state.counts}
-            selected={filter.types}
-            loading={types.state.loading}
-            windowActive={filter.time.kind !== 'all'}
-            onToggle={browse.toggleType}
-            onClear={browse.clearTypes}
-          />
-        </FilterColumn>
+        <BrowseFilters
+          browse={browse}
+          summary={summary}
+          types={types.state}
+          options={options}
+          timeZone={timeZone}
+        />
         <main class="content" aria-busy={list.status === 'loading'}>
-          <ListHead filter={filter} list={list} stale={list.key !== memories.key} />
+          <ListHead
+            summary={summary}
+            total={types.state.loading ? null : totalOf(types.state.counts, filter.types)}
+            list={list}
+            stale={list.key !== memories.key}
+            actions={<ExportMenu token={token} agentId={agentId} filter={list.filter} failed={failed} />}
+          />
           <p class="sr-only" aria-live="polite">
             {announcement}
           </p>
-          {list.status === 'error' ? <LoadError message={list.error} onRetry={memories.retry} /> : null}
-          {list.status === 'loading' && list.edges.length === 0 ? <Loading /> : null}
-          {list.status === 'ready' && list.edges.length === 0 && list.pending.length === 0 ? (
-            <NoRecords
-              filtered={browse.filtered}
-              open={windowIsOpen(filter.time, new Date(now))}
-              onClearAll={browse.clearAll}
-            />
-          ) : null}
-          {list.pending.length ? (
-            <NewRecordsBar count={list.pending.length} onShow={live.showPending} />
-          ) : null}
-          {list.edges.length ? <Records list={list} now={now} arrivals={live.arrivals} /> : null}
-          {list.status === 'ready' && list.edges.length ? (
-            <ListFoot list={list} onLoadOlder={() => void memories.loadOlder()} />
-          ) : null}
+          <ListBody
+            list={list}
+            now={now}
+            arrivals={live.arrivals}
+            filtered={browse.filtered}
+            open={windowIsOpen(filter.time, new Date(now))}
+            actions={{
+              retry: memories.retry,
+              clearAll: browse.clearAll,
+              showPending: live.showPending,
+              loadOlder: () => void memories.loadOlder(),
+            }}
+          />
         </main>
       </div>
       <AgentViews routing={routing} client={client} who={who} failed={failed} timeZone={timeZone} />

@@ -1,7 +1,7 @@
 // The records column: what is shown (filter summary, resolved window), the list's states (loading, error,
 // empty), the records newest first (B4, B5) and "Load older" below them (B4).
+import type { ComponentChildren } from 'preact';
 import { useCallback, useMemo } from 'preact/hooks';
-import { describeFilter, type BrowseFilter } from '../filters.js';
 import { formatCount, formatHours, formatInstant } from '../format.js';
 import type { ListState } from '../list-state.js';
 import { recordElementId } from '../records.js';
@@ -10,13 +10,32 @@ import { RecordCard } from './record-card.js';
 /** A live record is marked "New" this long after it arrived. */
 const NEW_FOR_MS = 5 * 60_000;
 
-export function ListHead({ filter, list, stale }: { filter: BrowseFilter; list: ListState; stale: boolean }) {
+export function ListHead({
+  summary,
+  total,
+  list,
+  stale,
+  actions,
+}: {
+  /** Controls for the whole list (export). */
+  actions?: ComponentChildren;
+  /** The filter in words. */
+  summary: string;
+  /** How many records match the filter in all (null: not known yet). */
+  total: number | null;
+  list: ListState;
+  stale: boolean;
+}) {
+  const shown = formatCount(list.edges.length);
   return (
     <div class="list-head">
       <h2>Records</h2>
-      <p class="list-summary" data-summary="">
-        {`${describeFilter(filter)} · ${formatCount(list.edges.length)}${list.hasNextPage ? '+' : ''} shown`}
+      <p class="list-summary" data-summary="" data-total={total ?? undefined}>
+        {total === null || stale
+          ? `${summary} · ${shown} shown`
+          : `${summary} · ${shown} of ${formatCount(total)} shown`}
       </p>
+      {actions}
       {list.window && !stale ? (
         <p class="window-line" data-window-from={list.window.from} data-window-to={list.window.to}>
           {`From ${formatInstant(list.window.from)} to ${formatInstant(list.window.to)} (${formatHours(
@@ -145,5 +164,35 @@ export function NewRecordsBar({ count, onShow }: { count: number; onShow: () => 
         {`${formatCount(count)} new ${count === 1 ? 'record' : 'records'} — show`}
       </button>
     </div>
+  );
+}
+
+interface ListBodyProps {
+  list: ListState;
+  now: number;
+  arrivals: ReadonlyMap<string, number>;
+  /** Anything narrower than every record is selected. */
+  filtered: boolean;
+  /** New records can still fall into the window. */
+  open: boolean;
+  actions: { retry: () => void; clearAll: () => void; showPending: () => void; loadOlder: () => void };
+}
+
+/** The list's states below its head: error, loading, empty, the "N new" bar, the records, "Load older". */
+export function ListBody({ list, now, arrivals, filtered, open, actions }: ListBodyProps) {
+  const empty = list.edges.length === 0;
+  return (
+    <>
+      {list.status === 'error' ? <LoadError message={list.error} onRetry={actions.retry} /> : null}
+      {list.status === 'loading' && empty ? <Loading /> : null}
+      {list.status === 'ready' && empty && list.pending.length === 0 ? (
+        <NoRecords filtered={filtered} open={open} onClearAll={actions.clearAll} />
+      ) : null}
+      {list.pending.length ? (
+        <NewRecordsBar count={list.pending.length} onShow={actions.showPending} />
+      ) : null}
+      {empty ? null : <Records list={list} now={now} arrivals={arrivals} />}
+      {list.status === 'ready' && !empty ? <ListFoot list={list} onLoadOlder={actions.loadOlder} /> : null}
+    </>
   );
 }

@@ -1,7 +1,7 @@
 // The records of the active filter: its first page (B1, B2), "Load older" (B4), a retry after a failure,
 // and the merges the live subscription asks for (B5), records held under the "N new records" bar included.
 import { useCallback, useEffect, useRef, useState, type Dispatch, type StateUpdater } from 'preact/hooks';
-import { filterKey, toMemoryFilter, type BrowseFilter } from '../filters.js';
+import { countFilterOf, filterKey, toMemoryFilter, type BrowseFilter } from '../filters.js';
 import type { GraphQLClient } from '../graphql.js';
 import {
   EMPTY_LIST,
@@ -79,7 +79,7 @@ function useFirstPage(
     client
       .request<FirstPageResult>(
         FIRST_PAGE_QUERY,
-        { agentId, filter: apiFilter, window: apiFilter.window ?? null, first: PAGE_SIZE },
+        { agentId, filter: apiFilter, countFilter: countFilterOf(apiFilter), first: PAGE_SIZE },
         controller.signal,
       )
       .then((data) => {

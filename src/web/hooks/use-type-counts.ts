@@ -1,5 +1,6 @@
 // The type list's counts (B1, B2): set from the first page's answer, refreshed after live records arrive.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { countFilterOf } from '../filters.js';
 import type { GraphQLClient } from '../graphql.js';
 import type { ListState } from '../list-state.js';
 import { TYPE_COUNTS_QUERY, type MemoryTypeCount, type TypeCountsResult } from '../queries.js';
@@ -24,6 +25,14 @@ export interface TypeCounts {
   refresh: (shown: { readonly current: Pick<ListState, 'key' | 'filter'> }) => void;
 }
 
+/** The list's total: the counts of the selected types (none selected: of all), as counted with the same filter. */
+export function totalOf(counts: readonly MemoryTypeCount[], selected: readonly string[]): number {
+  return counts.reduce(
+    (sum, c) => (selected.length === 0 || selected.includes(c.type) ? sum + c.count : sum),
+    0,
+  );
+}
+
 export function useTypeCounts(
   client: GraphQLClient,
   agentId: string,
@@ -38,7 +47,7 @@ export function useTypeCounts(
       timer.current = setTimeout(() => {
         const { key: listKey, filter: apiFilter } = shown.current;
         client
-          .request<TypeCountsResult>(TYPE_COUNTS_QUERY, { agentId, window: apiFilter.window ?? null })
+          .request<TypeCountsResult>(TYPE_COUNTS_QUERY, { agentId, countFilter: countFilterOf(apiFilter) })
           .then((data) => {
             if (shown.current.key === listKey) setState({ counts: data.memoryTypes, loading: false });
           })
