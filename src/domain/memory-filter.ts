@@ -5,23 +5,58 @@ import { decodeCursor, encodeCursor, type CursorPosition } from './cursor.js';
 import { InputError, requireStorableText } from './errors.js';
 import { quoteInput } from './text-hygiene.js';
 import { resolveTimeWindow, type ResolvedWindow, type TimeWindowArgs } from './time-window.js';
+import type { RunKind } from './types.js';
+import { isUuid } from './uuid.js';
 import { TYPE_PATTERN } from './write-validation.js';
 
-/** The `MemoryFilter` argument as GraphQL hands it over. */
+export type FreshnessFilter = 'FRESH' | 'STALE';
+
+/** The `MemoryFilter` argument as GraphQL (and the export's query string) hands it over. */
 export interface MemoryFilterArgs {
   types?: readonly string[] | null;
   window?: TimeWindowArgs | null;
+  /** Full-text search over content and metadata text (PostgreSQL `websearch_to_tsquery` syntax). */
+  text?: string | null;
+  /** Records targeting at least one of these instruments (agent-wide records do not match). */
+  instruments?: readonly string[] | null;
+  /** Records written by runs of these producers. */
+  producerIds?: readonly string[] | null;
+  /** Records written by runs of these kinds (imported records without provenance do not match). */
+  runKinds?: readonly RunKind[] | null;
+  /** FRESH: without expiry or expiring after now; STALE: expired at now. */
+  freshness?: FreshnessFilter | null;
 }
 
 /** A filter with its window resolved to absolute bounds; `null` means "no restriction". */
 export interface ResolvedFilter {
   types: string[] | null;
   window: ResolvedWindow | null;
+  text: string | null;
+  instruments: string[] | null;
+  producerIds: string[] | null;
+  runKinds: RunKind[] | null;
+  freshness: FreshnessFilter | null;
 }
+
+/** No restriction at all: every record of the agent. */
+export const EVERY_RECORD: ResolvedFilter = Object.freeze({
+  types: null,
+  window: null,
+  text: null,
+  instruments: null,
+  producerIds: null,
+  runKinds: null,
+  freshness: null,
+});
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
 export const MAX_FILTER_TYPES = 100;
+/** Instruments, producers: at most this many in one filter. */
+export const MAX_FILTER_VALUES = 100;
+export const MAX_SEARCH_TEXT = 200;
+const INSTRUMENT_ID_MAX = 64;
+const RUN_KINDS: readonly RunKind[] = ['ANALYSIS', 'TRADING', 'REVIEW'];
 
 /**
  * Validates and resolves a filter at `now` (B3). An empty or absent `types` list means all types.
@@ -31,14 +66,61 @@ export function resolveFilter(filter: MemoryFilterArgs | null | undefined, now: 
   // W10: every text argument of the filter, before any rule reads it.
   requireStorableText([
     ...(filter?.types ?? []).map((type, index) => [`types[${index}]`, type] as const),
+    ...(filter?.instruments ?? []).map((id, index) => [`instruments[${index}]`, id] as const),
     ['window.timeZone', filter?.window?.timeZone],
+    ['text', filter?.text],
   ]);
-  const types = normalizeTypes(filter?.types);
+  const rest = {
+    types: normalizeTypes(filter?.types),
+    text: normalizeText(filter?.text),
+    instruments: normalizeList(
+      'instruments',
+      filter?.instruments,
+      (id) => id.length > 0 && id.length <= INSTRUMENT_ID_MAX,
+    ),
+    producerIds:
+      normalizeList('producerIds', filter?.producerIds, isUuid)?.map((id) => id.toLowerCase()) ?? null,
+    runKinds: normalizeList('runKinds', filter?.runKinds, (kind) => RUN_KINDS.includes(kind)),
+    freshness: normalizeFreshness(filter?.freshness),
+  };
   const windowInput = filter?.window ?? null;
-  if (windowInput === null) return { types, window: null };
+  if (windowInput === null) return { ...rest, window: null };
   const resolved = resolveTimeWindow(windowInput, now);
   if (!resolved.ok) throw new InputError(resolved.error.message, resolved.error.field);
-  return { types, window: resolved.window };
+  return { ...rest, window: resolved.window };
+}
+
+/** Search text, trimmed; blank means no search. */
+function normalizeText(text: string | null | undefined): string | null {
+  const trimmed = text?.trim() ?? '';
+  if (trimmed === '') return null;
+  if (trimmed.length > MAX_SEARCH_TEXT) {
+    throw new InputError(`text may be at most ${MAX_SEARCH_TEXT} characters`, 'text');
+  }
+  return trimmed;
+}
+
+/** A list filter: empty or absent means no restriction; each value checked, then deduplicated and sorted. */
+function normalizeList<T extends string>(
+  field: string,
+  values: readonly T[] | null | undefined,
+  valid: (value: T) => boolean,
+): T[] | null {
+  if (!values || values.length === 0) return null;
+  if (values.length > MAX_FILTER_VALUES) {
+    throw new InputError(`${field} may list at most ${MAX_FILTER_VALUES} values`, field);
+  }
+  for (const [index, value] of values.entries()) {
+    if (!valid(value))
+      throw new InputError(`${field}[${index}] is not valid: ${quoteInput(value)}`, `${field}[${index}]`);
+  }
+  return [...new Set(values)].sort();
+}
+
+function normalizeFreshness(freshness: string | null | undefined): FreshnessFilter | null {
+  if (freshness === null || freshness === undefined) return null;
+  if (freshness === 'FRESH' || freshness === 'STALE') return freshness;
+  throw new InputError(`freshness must be FRESH or STALE: ${quoteInput(freshness)}`, 'freshness');
 }
 
 function normalizeTypes(types: readonly string[] | null | undefined): string[] | null {
@@ -54,13 +136,40 @@ function normalizeTypes(types: readonly string[] | null | undefined): string[] |
   return [...new Set(types)].sort();
 }
 
+/** What the live predicate reads of a record (its search text is matched by the database). */
+export interface FilterFacts {
+  type: string;
+  createdAt: Date;
+  instruments: readonly string[];
+  producerId: string | null;
+  runKind: RunKind | null;
+  expiresAt: Date | null;
+}
+
+/** FRESH while now < expiresAt or without expiry (X rules: evaluated now). */
+export function isFreshAt(expiresAt: Date | null, now: Date): boolean {
+  return expiresAt === null || now.getTime() < expiresAt.getTime();
+}
+
 /**
- * Live-update predicate (B5, L1): does a newly stored record belong to the list the filter shows?
- * A rolling window's `to` is the instant the list was resolved, so newer records match; a date
- * range keeps its end (from <= createdAt < to).
+ * Live-update predicate (B5, L1): does a newly stored record belong to the list the filter shows,
+ * `text` aside (the database decides that, see store/browse.ts)? A rolling window's `to` is the
+ * instant the list was resolved, so newer records match; a date range keeps its end
+ * (from <= createdAt < to). Freshness is evaluated at `now`.
  */
-export function matchesFilter(record: { type: string; createdAt: Date }, filter: ResolvedFilter): boolean {
+export function matchesFilter(record: FilterFacts, filter: ResolvedFilter, now: Date): boolean {
   if (filter.types !== null && !filter.types.includes(record.type)) return false;
+  if (filter.instruments !== null && !record.instruments.some((id) => filter.instruments!.includes(id)))
+    return false;
+  if (
+    filter.producerIds !== null &&
+    (record.producerId === null || !filter.producerIds.includes(record.producerId))
+  )
+    return false;
+  if (filter.runKinds !== null && (record.runKind === null || !filter.runKinds.includes(record.runKind)))
+    return false;
+  if (filter.freshness !== null && isFreshAt(record.expiresAt, now) !== (filter.freshness === 'FRESH'))
+    return false;
   const window = filter.window;
   if (window === null) return true;
   const at = record.createdAt.getTime();
@@ -87,9 +196,23 @@ const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const DIGEST = /^[0-9a-f]{16}$/;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
-/** Identifies the list a page cursor belongs to: agent, types, window as requested (not as resolved). */
+/** A list argument as the digest sees it: deduplicated and sorted, empty as absent. */
+const listKey = (values: readonly string[] | null | undefined) =>
+  values?.length ? [...new Set(values)].sort() : null;
+
+/**
+ * Identifies the list a page cursor belongs to: agent, every filter field, window as requested (not
+ * as resolved).
+ */
 export function filterDigest(agentId: string, filter: MemoryFilterArgs | null | undefined): string {
-  const types = filter?.types?.length ? [...new Set(filter.types)].sort() : null;
+  const types = listKey(filter?.types);
+  const fields = {
+    text: filter?.text?.trim() || null,
+    instruments: listKey(filter?.instruments),
+    producerIds: listKey(filter?.producerIds?.map((id) => id.toLowerCase())),
+    runKinds: listKey(filter?.runKinds),
+    freshness: filter?.freshness ?? null,
+  };
   const w = filter?.window ?? null;
   const window =
     w === null
@@ -101,7 +224,12 @@ export function filterDigest(agentId: string, filter: MemoryFilterArgs | null | 
             toDate: w.toDate ?? w.fromDate ?? null,
             timeZone: w.timeZone ?? 'UTC',
           };
-  return createHash('sha256').update(JSON.stringify({ agentId, types, window })).digest('hex').slice(0, 16);
+  // Without extra fields the digest stays what it was before they existed: older cursors keep working.
+  const extra = Object.values(fields).some((value) => value !== null) ? fields : {};
+  return createHash('sha256')
+    .update(JSON.stringify({ agentId, types, window, ...extra }))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 export function encodePageCursor(cursor: PageCursor): string {
