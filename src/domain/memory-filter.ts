@@ -3,13 +3,17 @@
 import { createHash } from 'node:crypto';
 import { decodeCursor, encodeCursor, type CursorPosition } from './cursor.js';
 import { InputError, requireStorableText } from './errors.js';
-import { quoteInput } from './text-hygiene.js';
+import { freshnessAt, type Freshness } from './expiry.js';
+import {
+  normalizeFreshness,
+  normalizeInstruments,
+  normalizeProducerIds,
+  normalizeRunKinds,
+  normalizeText,
+  normalizeTypes,
+} from './filter-fields.js';
 import { resolveTimeWindow, type ResolvedWindow, type TimeWindowArgs } from './time-window.js';
 import type { RunKind } from './types.js';
-import { isUuid } from './uuid.js';
-import { TYPE_PATTERN } from './write-validation.js';
-
-export type FreshnessFilter = 'FRESH' | 'STALE';
 
 /** The `MemoryFilter` argument as GraphQL (and the export's query string) hands it over. */
 export interface MemoryFilterArgs {
@@ -23,8 +27,8 @@ export interface MemoryFilterArgs {
   producerIds?: readonly string[] | null;
   /** Records written by runs of these kinds (imported records without provenance do not match). */
   runKinds?: readonly RunKind[] | null;
-  /** FRESH: without expiry or expiring after now; STALE: expired at now. */
-  freshness?: FreshnessFilter | null;
+  /** FRESH: without expiry or expiring after now; STALE: expired at now (freshnessAt). */
+  freshness?: Freshness | null;
 }
 
 /** A filter with its window resolved to absolute bounds; `null` means "no restriction". */
@@ -35,7 +39,11 @@ export interface ResolvedFilter {
   instruments: string[] | null;
   producerIds: string[] | null;
   runKinds: RunKind[] | null;
-  freshness: FreshnessFilter | null;
+  /**
+   * The wanted freshness and the instant a list evaluates it at: the request's `now` (live delivery
+   * evaluates each record when it arrives, see matchesFilter).
+   */
+  freshness: { state: Freshness; at: Date } | null;
 }
 
 /** No restriction at all: every record of the agent. */
@@ -51,12 +59,6 @@ export const EVERY_RECORD: ResolvedFilter = Object.freeze({
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
-export const MAX_FILTER_TYPES = 100;
-/** Instruments, producers: at most this many in one filter. */
-export const MAX_FILTER_VALUES = 100;
-export const MAX_SEARCH_TEXT = 200;
-const INSTRUMENT_ID_MAX = 64;
-const RUN_KINDS: readonly RunKind[] = ['ANALYSIS', 'TRADING', 'REVIEW'];
 
 /**
  * Validates and resolves a filter at `now` (B3). An empty or absent `types` list means all types.
@@ -73,67 +75,16 @@ export function resolveFilter(filter: MemoryFilterArgs | null | undefined, now: 
   const rest = {
     types: normalizeTypes(filter?.types),
     text: normalizeText(filter?.text),
-    instruments: normalizeList(
-      'instruments',
-      filter?.instruments,
-      (id) => id.length > 0 && id.length <= INSTRUMENT_ID_MAX,
-    ),
-    producerIds:
-      normalizeList('producerIds', filter?.producerIds, isUuid)?.map((id) => id.toLowerCase()) ?? null,
-    runKinds: normalizeList('runKinds', filter?.runKinds, (kind) => RUN_KINDS.includes(kind)),
-    freshness: normalizeFreshness(filter?.freshness),
+    instruments: normalizeInstruments(filter?.instruments),
+    producerIds: normalizeProducerIds(filter?.producerIds),
+    runKinds: normalizeRunKinds(filter?.runKinds),
+    freshness: normalizeFreshness(filter?.freshness, now),
   };
   const windowInput = filter?.window ?? null;
   if (windowInput === null) return { ...rest, window: null };
   const resolved = resolveTimeWindow(windowInput, now);
   if (!resolved.ok) throw new InputError(resolved.error.message, resolved.error.field);
   return { ...rest, window: resolved.window };
-}
-
-/** Search text, trimmed; blank means no search. */
-function normalizeText(text: string | null | undefined): string | null {
-  const trimmed = text?.trim() ?? '';
-  if (trimmed === '') return null;
-  if (trimmed.length > MAX_SEARCH_TEXT) {
-    throw new InputError(`text may be at most ${MAX_SEARCH_TEXT} characters`, 'text');
-  }
-  return trimmed;
-}
-
-/** A list filter: empty or absent means no restriction; each value checked, then deduplicated and sorted. */
-function normalizeList<T extends string>(
-  field: string,
-  values: readonly T[] | null | undefined,
-  valid: (value: T) => boolean,
-): T[] | null {
-  if (!values || values.length === 0) return null;
-  if (values.length > MAX_FILTER_VALUES) {
-    throw new InputError(`${field} may list at most ${MAX_FILTER_VALUES} values`, field);
-  }
-  for (const [index, value] of values.entries()) {
-    if (!valid(value))
-      throw new InputError(`${field}[${index}] is not valid: ${quoteInput(value)}`, `${field}[${index}]`);
-  }
-  return [...new Set(values)].sort();
-}
-
-function normalizeFreshness(freshness: string | null | undefined): FreshnessFilter | null {
-  if (freshness === null || freshness === undefined) return null;
-  if (freshness === 'FRESH' || freshness === 'STALE') return freshness;
-  throw new InputError(`freshness must be FRESH or STALE: ${quoteInput(freshness)}`, 'freshness');
-}
-
-function normalizeTypes(types: readonly string[] | null | undefined): string[] | null {
-  if (!types || types.length === 0) return null;
-  if (types.length > MAX_FILTER_TYPES) {
-    throw new InputError(`types may list at most ${MAX_FILTER_TYPES} types`, 'types');
-  }
-  for (const [index, type] of types.entries()) {
-    // A type that no record can have is a client bug, not an empty page.
-    if (!TYPE_PATTERN.test(type))
-      throw new InputError(`types[${index}] is not a memory type: ${quoteInput(type)}`, `types[${index}]`);
-  }
-  return [...new Set(types)].sort();
 }
 
 /** What the live predicate reads of a record (its search text is matched by the database). */
@@ -146,35 +97,47 @@ export interface FilterFacts {
   expiresAt: Date | null;
 }
 
-/** FRESH while now < expiresAt or without expiry (X rules: evaluated now). */
-export function isFreshAt(expiresAt: Date | null, now: Date): boolean {
-  return expiresAt === null || now.getTime() < expiresAt.getTime();
-}
-
 /**
  * Live-update predicate (B5, L1): does a newly stored record belong to the list the filter shows,
- * `text` aside (the database decides that, see store/browse.ts)? A rolling window's `to` is the
+ * `text` aside (the database decides that, see store/filter-sql.ts)? A rolling window's `to` is the
  * instant the list was resolved, so newer records match; a date range keeps its end
- * (from <= createdAt < to). Freshness is evaluated at `now`.
+ * (from <= createdAt < to). Freshness is evaluated when the record arrives: `now` is called only
+ * for a filter with freshness (the common case reads no clock).
  */
-export function matchesFilter(record: FilterFacts, filter: ResolvedFilter, now: Date): boolean {
-  if (filter.types !== null && !filter.types.includes(record.type)) return false;
-  if (filter.instruments !== null && !record.instruments.some((id) => filter.instruments!.includes(id)))
+export function matchesFilter(record: FilterFacts, filter: ResolvedFilter, now: () => Date): boolean {
+  const { types, instruments, producerIds, runKinds, freshness, window } = filter;
+  if (types !== null && !types.includes(record.type)) return false;
+  if (instruments !== null && !targetsAny(record.instruments, instruments)) return false;
+  if (producerIds !== null && (record.producerId === null || !producerIds.includes(record.producerId)))
     return false;
-  if (
-    filter.producerIds !== null &&
-    (record.producerId === null || !filter.producerIds.includes(record.producerId))
-  )
-    return false;
-  if (filter.runKinds !== null && (record.runKind === null || !filter.runKinds.includes(record.runKind)))
-    return false;
-  if (filter.freshness !== null && isFreshAt(record.expiresAt, now) !== (filter.freshness === 'FRESH'))
-    return false;
-  const window = filter.window;
+  if (runKinds !== null && (record.runKind === null || !runKinds.includes(record.runKind))) return false;
+  if (freshness !== null && freshnessAt(record.expiresAt, now()) !== freshness.state) return false;
   if (window === null) return true;
   const at = record.createdAt.getTime();
   if (at < window.from.getTime()) return false;
   return window.rolling || at < window.to.getTime();
+}
+
+/** Whether a record targets one of `wanted` (a loop: no closure per record and subscriber). */
+function targetsAny(targets: readonly string[], wanted: readonly string[]): boolean {
+  for (const id of targets) if (wanted.includes(id)) return true;
+  return false;
+}
+
+/**
+ * memoryTypes' filter (B1): `window` is the argument it had before `filter` existed, kept as a
+ * shorthand for `filter.window`; sending both is BAD_USER_INPUT naming `window` (two windows would
+ * need a rule for which one wins).
+ */
+export function resolveTypeCountFilter(
+  filter: MemoryFilterArgs | null | undefined,
+  window: TimeWindowArgs | null | undefined,
+  now: Date,
+): ResolvedFilter {
+  if (window && filter?.window) {
+    throw new InputError('send the time window once: as window or as filter.window', 'window');
+  }
+  return resolveFilter({ ...filter, window: filter?.window ?? window ?? null }, now);
 }
 
 // ---- Page cursors (B4) ----------------------------------------------------------------------
