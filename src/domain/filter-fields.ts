@@ -70,7 +70,8 @@ export function normalizeInstruments(ids: readonly string[] | null | undefined):
 
 /** Producer ids, lowercase like stored UUIDs; another agent's producer simply matches nothing (S1). */
 export function normalizeProducerIds(ids: readonly string[] | null | undefined): string[] | null {
-  return normalizeList('producerIds', ids, isUuid)?.map((id) => id.toLowerCase()) ?? null;
+  const valid = normalizeList('producerIds', ids, isUuid);
+  return valid && [...new Set(valid.map((id) => id.toLowerCase()))].sort();
 }
 
 export function normalizeRunKinds(kinds: readonly RunKind[] | null | undefined): RunKind[] | null {

@@ -4,7 +4,7 @@
 import type { CursorPosition } from '../domain/cursor.js';
 import type { FilterFacts, ResolvedFilter } from '../domain/memory-filter.js';
 import type { Database } from './db.js';
-import { filterSql, parameters } from './filter-sql.js';
+import { filterSql, parameters, statementName } from './filter-sql.js';
 import { loadRecords, type LoadedRecord, type RecordNeeds } from './record-rows.js';
 
 export interface MemoryPage {
@@ -38,7 +38,13 @@ export async function listMemoryPage(
     order: 'ORDER BY m."createdAt" DESC, m.id DESC',
     limit: `LIMIT ${param(page.first + 1)}`,
   } as const;
-  const rows = await loadRecords(db.sql, needs, query, values, `${variant}${page.after ? '_a' : ''}`);
+  const rows = await loadRecords(
+    db.sql,
+    needs,
+    query,
+    values,
+    variant === null ? null : `${variant}${page.after ? '_a' : ''}`,
+  );
   return { rows: rows.slice(0, page.first), hasNextPage: rows.length > page.first };
 }
 
@@ -71,7 +77,7 @@ export async function listMemoriesInSeqRange(
             ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."memoryId" = m.id ORDER BY t.position) AS instruments
        FROM "Memory" m WHERE ${where.join(' AND ')} ORDER BY m.seq LIMIT ${param(limit)}`,
     values,
-    `replay_${variant}`,
+    statementName('replay', variant),
   );
   return rows.map((row) => ({
     ...row,
@@ -132,7 +138,7 @@ export async function listMemoryTypes(
   const groups = await db.sql.query<{ type: string; count: number }>(
     `SELECT m.type, count(*)::int AS count FROM "Memory" m WHERE ${where.join(' AND ')} GROUP BY m.type`,
     values,
-    `types_${variant}`,
+    statementName('types', variant),
   );
   // Sorted here by code point: database collations disagree about `_`.
   return groups

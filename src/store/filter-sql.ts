@@ -28,8 +28,17 @@ export interface FilterSql {
   /**
    * Names the statement text the conditions make (named statements keep one text per name): one
    * letter per condition template, in a fixed order, so two different texts never share a variant.
+   * Null for a search: how many records a search text matches decides the plan (a rare word: the
+   * GIN index, then sort; a common one: newest first by the (agentId, createdAt) index until the
+   * page is full), and a named statement could settle on one generic plan for every text — 100×
+   * slower for the other kind. Unnamed statements are planned with their values each time.
    */
-  variant: string;
+  variant: string | null;
+}
+
+/** A statement's name from its caller's prefix and the filter's variant; undefined: an unnamed statement. */
+export function statementName(prefix: string, variant: string | null): string | undefined {
+  return variant === null ? undefined : `${prefix}_${variant}`;
 }
 
 /**
@@ -72,7 +81,7 @@ export function filterSql(
   if (freshness?.state === 'FRESH')
     add('f', `(m."expiresAt" IS NULL OR m."expiresAt" > ${param(freshness.at)})`);
   else if (freshness?.state === 'STALE') add('x', `m."expiresAt" <= ${param(freshness.at)}`);
-  return { where, variant: variant || 'all' };
+  return { where, variant: text !== null ? null : variant || 'all' };
 }
 
 /**
