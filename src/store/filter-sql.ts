@@ -77,7 +77,9 @@ export function filterSql(
     );
   // Provenance is denormalised onto the record (immutable), so no join with "Run".
   if (producerIds !== null) add('p', `m."producerId" = ANY(${param(producerIds)}::uuid[])`);
-  if (runKinds !== null) add('k', `m."runKind" = ANY(${param(runKinds)}::"RunKind"[])`);
+  // Sent as text[]: PGlite serialises an array parameter by the array types it knew when it opened,
+  // and a store it migrated itself learnt "RunKind"[] only afterwards.
+  if (runKinds !== null) add('k', `m."runKind" = ANY(${param(runKinds)}::text[]::"RunKind"[])`);
   if (freshness?.state === 'FRESH')
     add('f', `(m."expiresAt" IS NULL OR m."expiresAt" > ${param(freshness.at)})`);
   else if (freshness?.state === 'STALE') add('x', `m."expiresAt" <= ${param(freshness.at)}`);
