@@ -92,10 +92,13 @@ class AgentFeed {
     if (this.last >= 0) this.releaseHeld(); // else released when the start is known
   }
 
-  private emit(memory: SequencedMemory): void {
-    this.last = memory.seq;
-    const search = this.searching > 0 ? new RecordSearch(this.db, this.agentId, memory.id) : null;
-    const record: FeedRecord = { ...memory, search };
+  /** A search for the record when a member searches (so a feed without searches allocates none). */
+  private searchFor(id: string): RecordSearch | null {
+    return this.searching > 0 ? new RecordSearch(this.db, this.agentId, id) : null;
+  }
+
+  private emit(record: FeedRecord): void {
+    this.last = record.seq;
     for (const member of this.members) member.onRecord(record);
   }
 
@@ -112,6 +115,7 @@ class AgentFeed {
         producerId: event.producerId,
         runKind: event.runKind,
         expiresAt: event.expiresAt === null ? null : new Date(event.expiresAt),
+        search: this.searchFor(event.id),
       });
     }
     for (const seq of this.held.keys()) if (seq <= this.last) this.held.delete(seq);
@@ -140,7 +144,7 @@ class AgentFeed {
       )) {
         if (this.ended) return;
         // Live events released while a page was read may already have passed the row.
-        if (row.seq > this.last) this.emit(row);
+        if (row.seq > this.last) this.emit({ ...row, search: this.searchFor(row.id) });
       }
     }
     if (upTo > this.last) this.last = upTo;
