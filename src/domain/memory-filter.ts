@@ -1,5 +1,6 @@
-// The operator browser's filter (B2, B3, B5, issue 12 item 4) and page cursors (B4), as pure rules: a
-// once at `now`, the live-update predicate (L1), and cursors that pin the list they came from.
+// The operator browser's filter (B2, B3, B5, issue 12 item 4) and page cursors (B4), as pure
+// rules: a filter resolved once at `now`, the live-update predicate (L1), and cursors that pin the
+// list they came from.
 import { createHash } from 'node:crypto';
 import { decodeCursor, encodeCursor, type CursorPosition } from './cursor.js';
 import { InputError, requireStorableText } from './errors.js';
