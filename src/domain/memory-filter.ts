@@ -1,27 +1,65 @@
-// The operator browser's filter (B3, B5) and page cursors (B4), as pure rules: a filter resolved
-// once at `now`, the live-update predicate (L1), and cursors that pin the list they came from.
+// The operator browser's filter (B2, B3, B5, issue 12 item 4) and page cursors (B4), as pure
+// rules: a filter resolved once at `now`, the live-update predicate (L1), and cursors that pin the
+// list they came from.
 import { createHash } from 'node:crypto';
 import { decodeCursor, encodeCursor, type CursorPosition } from './cursor.js';
 import { InputError, requireStorableText } from './errors.js';
-import { quoteInput } from './text-hygiene.js';
+import { freshnessAt, type Freshness } from './expiry.js';
+import {
+  normalizeFreshness,
+  normalizeInstruments,
+  normalizeProducerIds,
+  normalizeRunKinds,
+  normalizeText,
+  normalizeTypes,
+} from './filter-fields.js';
 import { resolveTimeWindow, type ResolvedWindow, type TimeWindowArgs } from './time-window.js';
-import { TYPE_PATTERN } from './write-validation.js';
+import type { RunKind } from './types.js';
 
-/** The `MemoryFilter` argument as GraphQL hands it over. */
+/** The `MemoryFilter` argument as GraphQL (and the export's query string) hands it over. */
 export interface MemoryFilterArgs {
   types?: readonly string[] | null;
   window?: TimeWindowArgs | null;
+  /** Full-text search over content and metadata text (PostgreSQL `websearch_to_tsquery` syntax). */
+  text?: string | null;
+  /** Records targeting at least one of these instruments (agent-wide records do not match). */
+  instruments?: readonly string[] | null;
+  /** Records written by runs of these producers. */
+  producerIds?: readonly string[] | null;
+  /** Records written by runs of these kinds (imported records without provenance do not match). */
+  runKinds?: readonly RunKind[] | null;
+  /** FRESH: without expiry or expiring after now; STALE: expired at now (freshnessAt). */
+  freshness?: Freshness | null;
 }
 
 /** A filter with its window resolved to absolute bounds; `null` means "no restriction". */
 export interface ResolvedFilter {
   types: string[] | null;
   window: ResolvedWindow | null;
+  text: string | null;
+  instruments: string[] | null;
+  producerIds: string[] | null;
+  runKinds: RunKind[] | null;
+  /**
+   * The wanted freshness and the instant a list evaluates it at: the request's `now` (live delivery
+   * evaluates each record when it arrives, see matchesFilter).
+   */
+  freshness: { state: Freshness; at: Date } | null;
 }
+
+/** No restriction at all: every record of the agent. */
+export const EVERY_RECORD: ResolvedFilter = Object.freeze({
+  types: null,
+  window: null,
+  text: null,
+  instruments: null,
+  producerIds: null,
+  runKinds: null,
+  freshness: null,
+});
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
-export const MAX_FILTER_TYPES = 100;
 
 /**
  * Validates and resolves a filter at `now` (B3). An empty or absent `types` list means all types.
@@ -31,41 +69,76 @@ export function resolveFilter(filter: MemoryFilterArgs | null | undefined, now: 
   // W10: every text argument of the filter, before any rule reads it.
   requireStorableText([
     ...(filter?.types ?? []).map((type, index) => [`types[${index}]`, type] as const),
+    ...(filter?.instruments ?? []).map((id, index) => [`instruments[${index}]`, id] as const),
     ['window.timeZone', filter?.window?.timeZone],
+    ['text', filter?.text],
   ]);
-  const types = normalizeTypes(filter?.types);
+  const rest = {
+    types: normalizeTypes(filter?.types),
+    text: normalizeText(filter?.text),
+    instruments: normalizeInstruments(filter?.instruments),
+    producerIds: normalizeProducerIds(filter?.producerIds),
+    runKinds: normalizeRunKinds(filter?.runKinds),
+    freshness: normalizeFreshness(filter?.freshness, now),
+  };
   const windowInput = filter?.window ?? null;
-  if (windowInput === null) return { types, window: null };
+  if (windowInput === null) return { ...rest, window: null };
   const resolved = resolveTimeWindow(windowInput, now);
   if (!resolved.ok) throw new InputError(resolved.error.message, resolved.error.field);
-  return { types, window: resolved.window };
+  return { ...rest, window: resolved.window };
 }
 
-function normalizeTypes(types: readonly string[] | null | undefined): string[] | null {
-  if (!types || types.length === 0) return null;
-  if (types.length > MAX_FILTER_TYPES) {
-    throw new InputError(`types may list at most ${MAX_FILTER_TYPES} types`, 'types');
-  }
-  for (const [index, type] of types.entries()) {
-    // A type that no record can have is a client bug, not an empty page.
-    if (!TYPE_PATTERN.test(type))
-      throw new InputError(`types[${index}] is not a memory type: ${quoteInput(type)}`, `types[${index}]`);
-  }
-  return [...new Set(types)].sort();
+/** What the live predicate reads of a record (its search text is matched by the database). */
+export interface FilterFacts {
+  type: string;
+  createdAt: Date;
+  instruments: readonly string[];
+  producerId: string | null;
+  runKind: RunKind | null;
+  expiresAt: Date | null;
 }
 
 /**
- * Live-update predicate (B5, L1): does a newly stored record belong to the list the filter shows?
- * A rolling window's `to` is the instant the list was resolved, so newer records match; a date
- * range keeps its end (from <= createdAt < to).
+ * Live-update predicate (B5, L1): does a newly stored record belong to the list the filter shows,
+ * `text` aside (the database decides that, see store/filter-sql.ts)? A rolling window's `to` is the
+ * instant the list was resolved, so newer records match; a date range keeps its end
+ * (from <= createdAt < to). Freshness is evaluated when the record arrives: `now` is called only
+ * for a filter with freshness (the common case reads no clock).
  */
-export function matchesFilter(record: { type: string; createdAt: Date }, filter: ResolvedFilter): boolean {
-  if (filter.types !== null && !filter.types.includes(record.type)) return false;
-  const window = filter.window;
+export function matchesFilter(record: FilterFacts, filter: ResolvedFilter, now: () => Date): boolean {
+  const { types, instruments, producerIds, runKinds, freshness, window } = filter;
+  if (types !== null && !types.includes(record.type)) return false;
+  if (instruments !== null && !targetsAny(record.instruments, instruments)) return false;
+  if (producerIds !== null && (record.producerId === null || !producerIds.includes(record.producerId)))
+    return false;
+  if (runKinds !== null && (record.runKind === null || !runKinds.includes(record.runKind))) return false;
+  if (freshness !== null && freshnessAt(record.expiresAt, now()) !== freshness.state) return false;
   if (window === null) return true;
   const at = record.createdAt.getTime();
   if (at < window.from.getTime()) return false;
   return window.rolling || at < window.to.getTime();
+}
+
+/** Whether a record targets one of `wanted` (a loop: no closure per record and subscriber). */
+function targetsAny(targets: readonly string[], wanted: readonly string[]): boolean {
+  for (const id of targets) if (wanted.includes(id)) return true;
+  return false;
+}
+
+/**
+ * memoryTypes' filter (B1): `window` is the argument it had before `filter` existed, kept as a
+ * shorthand for `filter.window`; sending both is BAD_USER_INPUT naming `window` (two windows would
+ * need a rule for which one wins).
+ */
+export function resolveTypeCountFilter(
+  filter: MemoryFilterArgs | null | undefined,
+  window: TimeWindowArgs | null | undefined,
+  now: Date,
+): ResolvedFilter {
+  if (window && filter?.window) {
+    throw new InputError('send the time window once: as window or as filter.window', 'window');
+  }
+  return resolveFilter({ ...filter, window: filter?.window ?? window ?? null }, now);
 }
 
 // ---- Page cursors (B4) ----------------------------------------------------------------------
@@ -87,9 +160,23 @@ const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const DIGEST = /^[0-9a-f]{16}$/;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
-/** Identifies the list a page cursor belongs to: agent, types, window as requested (not as resolved). */
+/** A list argument as the digest sees it: deduplicated and sorted, empty as absent. */
+const listKey = (values: readonly string[] | null | undefined) =>
+  values?.length ? [...new Set(values)].sort() : null;
+
+/**
+ * Identifies the list a page cursor belongs to: agent, every filter field, window as requested (not
+ * as resolved).
+ */
 export function filterDigest(agentId: string, filter: MemoryFilterArgs | null | undefined): string {
-  const types = filter?.types?.length ? [...new Set(filter.types)].sort() : null;
+  const types = listKey(filter?.types);
+  const fields = {
+    text: filter?.text?.trim() || null,
+    instruments: listKey(filter?.instruments),
+    producerIds: listKey(filter?.producerIds?.map((id) => id.toLowerCase())),
+    runKinds: listKey(filter?.runKinds),
+    freshness: filter?.freshness ?? null,
+  };
   const w = filter?.window ?? null;
   const window =
     w === null
@@ -101,7 +188,12 @@ export function filterDigest(agentId: string, filter: MemoryFilterArgs | null | 
             toDate: w.toDate ?? w.fromDate ?? null,
             timeZone: w.timeZone ?? 'UTC',
           };
-  return createHash('sha256').update(JSON.stringify({ agentId, types, window })).digest('hex').slice(0, 16);
+  // Without extra fields the digest stays what it was before they existed: older cursors keep working.
+  const extra = Object.values(fields).some((value) => value !== null) ? fields : {};
+  return createHash('sha256')
+    .update(JSON.stringify({ agentId, types, window, ...extra }))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 export function encodePageCursor(cursor: PageCursor): string {

@@ -138,6 +138,16 @@ const listMemories = defineTool({
   readOnly: true,
   input: z.object({
     types: z.array(z.string()).optional().describe('Only these types (see list_memory_types).'),
+    text: z
+      .string()
+      .optional()
+      .describe(
+        'Full-text search over content and metadata text: all words must occur; "quoted words" in order, or, -word to exclude.',
+      ),
+    instruments: z
+      .array(z.string())
+      .optional()
+      .describe('Only records targeting one of these instruments (agent-wide records are left out).'),
     ...windowArgs,
     first: z.number().int().min(1).max(MAX_TOOL_PAGE).default(10),
     after: z.string().optional().describe('page_info.end_cursor of the previous page.'),
@@ -151,7 +161,12 @@ const listMemories = defineTool({
         memories(filter: $filter, first: $first, after: $after) {
           edges { node { ${MEMORY} } } pageInfo { hasNextPage endCursor } window { from to } } }`,
       {
-        filter: { types: args.types ?? null, window: timeWindow(args) },
+        filter: {
+          types: args.types ?? null,
+          text: args.text ?? null,
+          instruments: args.instruments ?? null,
+          window: timeWindow(args),
+        },
         first: args.first,
         after: args.after ?? null,
       },

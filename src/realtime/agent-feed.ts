@@ -4,25 +4,26 @@
 // (committed rows only) if they do not within GAP_WAIT_MS; after a lost cross-instance link (L3)
 // the feed reads everything committed since. Ordering is done once per agent here, so a delivery
 // to each subscriber is a synchronous call, not an async pipeline per subscriber.
+import { EVERY_RECORD } from '../domain/memory-filter.js';
 import type { Database } from '../store/db.js';
-import { committedSeq, memoriesInSeqRange } from '../store/browse.js';
+import { committedSeq, memoriesInSeqRange, type SequencedMemory } from '../store/browse.js';
 import type { MemoryAddedEvent, MemoryEvents } from './events.js';
+import { RecordSearch } from './record-search.js';
 
 /** How long an event waits for the events of earlier seqs before they are read from the database. */
 export const GAP_WAIT_MS = 50;
 /** Rows per read when the feed fills a gap from the database. */
 const FILL_PAGE_SIZE = 500;
-const EVERY_RECORD = { types: null, window: null };
 
-/** One record of the agent, in commit order. */
-export interface FeedRecord {
-  id: string;
-  type: string;
-  createdAt: Date;
-  seq: number;
+/** One record of the agent, in commit order, with its filter facts. */
+export interface FeedRecord extends SequencedMemory {
+  /** Answers search texts about the record (one statement per turn); null while no member searches. */
+  search: RecordSearch | null;
 }
 
 export interface FeedMember {
+  /** The member's filter has `text`: the records it gets need a `search`. */
+  readonly searches: boolean;
   /** The next record of the agent (every one, in seq order, without gaps). */
   onRecord(record: FeedRecord): void;
   /** The feed could not read the database: it has ended; resume from the last record delivered. */
@@ -34,6 +35,8 @@ class AgentFeed {
   private last = -1;
   private readonly held = new Map<number, MemoryAddedEvent>();
   private readonly members = new Set<FeedMember>();
+  /** Members that search (see FeedMember.searches). */
+  private searching = 0;
   private joining = 0;
   private timer: NodeJS.Timeout | undefined;
   /** The database reads (the start, gap fills), one after another. */
@@ -74,11 +77,12 @@ class AgentFeed {
     }
     if (this.failure) throw this.failure.error;
     this.members.add(member);
+    if (member.searches) this.searching++;
     return this.last;
   }
 
   leave(member: FeedMember): void {
-    this.members.delete(member);
+    if (this.members.delete(member) && member.searches) this.searching--;
     if (this.members.size === 0 && this.joining === 0) this.end();
   }
 
@@ -86,6 +90,11 @@ class AgentFeed {
     if (this.ended || (this.last >= 0 && event.seq <= this.last)) return; // a duplicate
     this.held.set(event.seq, event);
     if (this.last >= 0) this.releaseHeld(); // else released when the start is known
+  }
+
+  /** A search for the record when a member searches (so a feed without searches allocates none). */
+  private searchFor(id: string): RecordSearch | null {
+    return this.searching > 0 ? new RecordSearch(this.db, this.agentId, id) : null;
   }
 
   private emit(record: FeedRecord): void {
@@ -97,7 +106,17 @@ class AgentFeed {
   private releaseHeld(): void {
     for (let event = this.held.get(this.last + 1); event; event = this.held.get(this.last + 1)) {
       this.held.delete(event.seq);
-      this.emit({ id: event.id, type: event.type, createdAt: new Date(event.createdAt), seq: event.seq });
+      this.emit({
+        id: event.id,
+        type: event.type,
+        createdAt: new Date(event.createdAt),
+        seq: event.seq,
+        instruments: event.instruments,
+        producerId: event.producerId,
+        runKind: event.runKind,
+        expiresAt: event.expiresAt === null ? null : new Date(event.expiresAt),
+        search: this.searchFor(event.id),
+      });
     }
     for (const seq of this.held.keys()) if (seq <= this.last) this.held.delete(seq);
     if (this.held.size === 0) {
@@ -125,7 +144,7 @@ class AgentFeed {
       )) {
         if (this.ended) return;
         // Live events released while a page was read may already have passed the row.
-        if (row.seq > this.last) this.emit(row);
+        if (row.seq > this.last) this.emit({ ...row, search: this.searchFor(row.id) });
       }
     }
     if (upTo > this.last) this.last = upTo;
@@ -152,6 +171,7 @@ class AgentFeed {
     clearTimeout(this.timer);
     this.held.clear();
     this.members.clear();
+    this.searching = 0;
     this.stopListening();
     this.onEnd();
   }

@@ -2,7 +2,10 @@
 // redis-events.ts bridges them over Redis pub/sub (L3). Each instance adds one
 // target listener per agent and fans out to its local subscribers itself (no per-subscriber queue
 // objects in the hot path).
+import type { FilterFacts } from '../domain/memory-filter.js';
+import type { RunKind } from '../domain/types.js';
 
+/** An event as it travels (JSON on the Redis wire): the record's place and its filter facts. */
 export interface MemoryAddedEvent {
   id: string;
   agentId: string;
@@ -10,15 +13,33 @@ export interface MemoryAddedEvent {
   createdAt: string;
   /** The record's place in its agent's commit order (L2): subscribers deliver in seq order, without gaps. */
   seq: number;
+  /** What matchesFilter reads besides type and createdAt (L1: subscribers filter without a read). */
+  instruments: readonly string[];
+  producerId: string | null;
+  runKind: RunKind | null;
+  expiresAt: string | null;
 }
 
 /** What a writer announces once its record has committed. */
-export interface CommittedMemory {
+export interface CommittedMemory extends FilterFacts {
   id: string;
   agentId: string;
-  type: string;
-  createdAt: Date;
   seq: number;
+}
+
+/** The event of a committed record. */
+export function eventOf(memory: CommittedMemory): MemoryAddedEvent {
+  return {
+    id: memory.id,
+    agentId: memory.agentId,
+    type: memory.type,
+    createdAt: memory.createdAt.toISOString(),
+    seq: memory.seq,
+    instruments: memory.instruments,
+    producerId: memory.producerId,
+    runKind: memory.runKind,
+    expiresAt: memory.expiresAt?.toISOString() ?? null,
+  };
 }
 
 export type MemoryAddedListener = (event: MemoryAddedEvent) => void;
@@ -45,14 +66,7 @@ export function createMemoryEvents(
   const local = new Map<string, { listeners: Set<MemoryAddedListener>; dispatch: (event: Event) => void }>();
   return {
     async publishMemoryAdded(memory) {
-      const detail: MemoryAddedEvent = {
-        id: memory.id,
-        agentId: memory.agentId,
-        type: memory.type,
-        createdAt: memory.createdAt.toISOString(),
-        seq: memory.seq,
-      };
-      eventTarget.dispatchEvent(new CustomEvent(topicOf(memory.agentId), { detail }));
+      eventTarget.dispatchEvent(new CustomEvent(topicOf(memory.agentId), { detail: eventOf(memory) }));
     },
     listen(agentId, listener) {
       const topic = topicOf(agentId);

@@ -2,7 +2,9 @@
 // the agent's commit order), then replay what the client missed after its cursor up to where the
 // feed stood when it joined, then continue with the feed — so delivery never skips a record, never
 // repeats one, and never reorders two. Live records that arrive during the replay wait in a bounded
-// buffer. A subscriber is a synchronous callback of the feed: no async pipeline per subscriber.
+// buffer. A subscriber is a synchronous callback of the feed: no async pipeline per subscriber —
+// except for a search (`text`), which only the database can match: such a subscriber keeps the
+// records that pass the rest of its filter in seq order until their answers came (record-search.ts).
 import type { Repeater } from 'graphql-yoga';
 import type { Metrics } from '../metrics.js';
 import { SessionRevokedError, SlowConsumerError } from '../domain/errors.js';
@@ -28,6 +30,8 @@ export interface MemoryAddedOptions {
   events: MemoryEvents;
   agentId: string;
   filter: ResolvedFilter;
+  /** The clock a freshness filter is evaluated by when a record arrives (default: the system clock). */
+  now?: () => Date;
   /** The seq of the last record the client saw (L2), or null to start with what commits next. */
   afterSeq: number | null;
   maxPending?: number;
@@ -47,6 +51,13 @@ export interface AddedSink {
 }
 
 const noop = () => {};
+const systemClock = () => new Date();
+
+/** A record that passed the filter but its search, until the database answered (null: not yet). */
+interface Searched {
+  record: FeedRecord;
+  matched: boolean | null;
+}
 
 /** One subscription: a member of its agent's feed that replays, buffers, filters and passes on. */
 class Subscription implements FeedMember {
@@ -54,13 +65,19 @@ class Subscription implements FeedMember {
   /** Every record of the agent up to this seq has been passed (delivered when it matched). */
   private last = 0;
   private readonly buffered: FeedRecord[] = [];
+  /** Records awaiting their search answer, in seq order; delivered in that order. */
+  private readonly searched: Searched[] = [];
   private leave = noop;
   private readonly stopWatching: () => void;
+  private readonly now: () => Date;
+  readonly searches: boolean;
 
   constructor(
     private readonly options: MemoryAddedOptions,
     private readonly sink: AddedSink,
   ) {
+    this.now = options.now ?? systemClock;
+    this.searches = options.filter.text !== null;
     this.stopWatching = options.watchToken?.(() => this.end(new SessionRevokedError())) ?? (() => {});
   }
 
@@ -95,8 +112,11 @@ class Subscription implements FeedMember {
     if (this.phase === 'live') return this.pass(record);
     if (this.phase === 'ended') return;
     this.buffered.push(record);
-    if (this.buffered.length > (this.options.maxPending ?? MAX_PENDING_EVENTS))
-      this.end(new SlowConsumerError(MAX_PENDING_EVENTS));
+    if (this.buffered.length > this.maxPending) this.end(new SlowConsumerError(MAX_PENDING_EVENTS));
+  }
+
+  private get maxPending(): number {
+    return this.options.maxPending ?? MAX_PENDING_EVENTS;
   }
 
   onFail(error: unknown): void {
@@ -107,6 +127,7 @@ class Subscription implements FeedMember {
   end(error?: unknown): void {
     if (this.phase === 'ended') return;
     this.phase = 'ended';
+    this.searched.length = 0;
     const joined = this.leave !== noop;
     this.leave();
     this.stopWatching();
@@ -120,9 +141,39 @@ class Subscription implements FeedMember {
   private pass(record: FeedRecord): void {
     if (record.seq <= this.last) return;
     this.last = record.seq;
-    if (!matchesFilter(record, this.options.filter)) return;
+    const { filter } = this.options;
+    if (!matchesFilter(record, filter, this.now)) return;
+    if (filter.text === null) return this.deliverLive(record);
+    this.search(record, filter.text);
+  }
+
+  private deliverLive(record: FeedRecord): void {
     this.options.metrics?.deliveries.inc({ source: 'live' });
     this.sink.next({ id: record.id, createdAt: record.createdAt, seq: record.seq });
+  }
+
+  /** Asks the database whether `record` matches `text`; records are delivered in seq order as answers come. */
+  private search(record: FeedRecord, text: string): void {
+    // The feed gives every record a search while a member searches (this one joined before it).
+    if (!record.search) return this.end(new Error(`record ${record.seq} reached a search without one`));
+    if (this.searched.length >= this.maxPending) return this.end(new SlowConsumerError(MAX_PENDING_EVENTS));
+    const entry: Searched = { record, matched: null };
+    this.searched.push(entry);
+    record.search.matches(text).then(
+      (matched) => {
+        entry.matched = matched;
+        this.releaseSearched();
+      },
+      (error: unknown) => this.end(error),
+    );
+  }
+
+  /** Delivers the answered records at the head of the queue, up to the first still unanswered. */
+  private releaseSearched(): void {
+    while (this.searched[0]?.matched != null) {
+      const { record, matched } = this.searched.shift()!;
+      if (matched) this.deliverLive(record);
+    }
   }
 
   /** L2: the matching records with last < seq <= upTo, read from the database in seq order; then last = upTo. */

@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import {
   createMemoryEvents,
+  eventOf,
   type GapListener,
   type CommittedMemory,
   type MemoryAddedEvent,
@@ -13,7 +14,8 @@ import {
   type MemoryEvents,
 } from './events.js';
 
-const topicOf = (agentId: string) => `memory:added:${agentId}`;
+const TOPIC_PREFIX = 'memory:added:';
+const topicOf = (agentId: string) => `${TOPIC_PREFIX}${agentId}`;
 /** Published by an instance whose publishes failed, once it can publish again: "you may have missed mine". */
 const RESYNC = 'memory:resync';
 
@@ -29,6 +31,17 @@ interface ResyncMessage {
   since: string;
 }
 
+/** Whether an event carries what matchesFilter reads (events of earlier versions do not). */
+function hasFilterFacts(event: Partial<MemoryAddedEvent>): boolean {
+  return (
+    Array.isArray(event.instruments) &&
+    event.instruments.every((id) => typeof id === 'string') &&
+    event.producerId !== undefined &&
+    event.runKind !== undefined &&
+    (event.expiresAt === null || typeof event.expiresAt === 'string')
+  );
+}
+
 export function createRedisMemoryEvents(options: {
   publishClient: Redis;
   subscribeClient: Redis;
@@ -42,7 +55,8 @@ class RedisMemoryEvents implements MemoryEvents {
   private readonly local = createMemoryEvents();
   /** Redis channels this instance needs, with how many local listeners need each. */
   private readonly wanted = new Map<string, number>();
-  private readonly gapListeners = new Set<GapListener>();
+  /** By agent: a gap of one agent (an event it cannot use) concerns only that agent's feed. */
+  private readonly gapListeners = new Map<string, Set<GapListener>>();
   /** When the first unpublished record was created (null: every publish arrived). */
   private publishFailedSince: Date | null = null;
   /** When the subscription link went down (null: up). */
@@ -66,14 +80,7 @@ class RedisMemoryEvents implements MemoryEvents {
 
   async publishMemoryAdded(memory: CommittedMemory) {
     await this.local.publishMemoryAdded(memory);
-    const wire: WireEvent = {
-      id: memory.id,
-      agentId: memory.agentId,
-      type: memory.type,
-      createdAt: memory.createdAt.toISOString(),
-      seq: memory.seq,
-      origin: this.origin,
-    };
+    const wire: WireEvent = { ...eventOf(memory), origin: this.origin };
     // Not awaited: the write is committed and answered whether Redis is up or not.
     this.publishClient.publish(topicOf(memory.agentId), JSON.stringify(wire)).catch((err: unknown) => {
       if (!this.publishFailedSince)
@@ -89,13 +96,17 @@ class RedisMemoryEvents implements MemoryEvents {
     const count = this.wanted.get(topic) ?? 0;
     this.wanted.set(topic, count + 1);
     if (count === 0) void this.subscribe([topic]);
-    if (onGap) this.gapListeners.add(onGap);
+    if (onGap) {
+      const forAgent = this.gapListeners.get(agentId) ?? new Set<GapListener>();
+      this.gapListeners.set(agentId, forAgent.add(onGap));
+    }
     let stopped = false;
     return () => {
       if (stopped) return;
       stopped = true;
       stopLocal();
-      if (onGap) this.gapListeners.delete(onGap);
+      const forAgent = this.gapListeners.get(agentId);
+      if (onGap && forAgent?.delete(onGap) && forAgent.size === 0) this.gapListeners.delete(agentId);
       const left = (this.wanted.get(topic) ?? 1) - 1;
       if (left > 0) return void this.wanted.set(topic, left);
       this.wanted.delete(topic);
@@ -119,13 +130,24 @@ class RedisMemoryEvents implements MemoryEvents {
     }
     if (event.origin === this.origin) return; // already delivered locally
     if (channel === RESYNC) return this.signalGap();
-    // An instance of an older version sends no seq: its subscribers' catch-up reads the record (L2).
-    if (!Number.isSafeInteger(event.seq)) return this.signalGap();
-    void this.local.publishMemoryAdded({ ...event, createdAt: new Date(event.createdAt) });
+    // An instance of an older version sends no seq, or not the filter facts (a rolling upgrade): the
+    // agent's feed reads the record from the database instead, facts and all (L2), and drops the event.
+    if (!Number.isSafeInteger(event.seq) || !hasFilterFacts(event))
+      return this.signalGap(channel.slice(TOPIC_PREFIX.length));
+    void this.local.publishMemoryAdded({
+      ...event,
+      createdAt: new Date(event.createdAt),
+      expiresAt: event.expiresAt === null ? null : new Date(event.expiresAt),
+    });
   }
 
-  private signalGap(): void {
-    for (const onGap of this.gapListeners) onGap();
+  /** Tells the feeds of `agentId` (of every agent when absent) to catch up from the database. */
+  private signalGap(agentId?: string): void {
+    const listeners =
+      agentId === undefined
+        ? [...this.gapListeners.values()].flatMap((forAgent) => [...forAgent])
+        : [...(this.gapListeners.get(agentId) ?? [])];
+    for (const onGap of listeners) onGap();
   }
 
   private subscribe(channels: string[]): Promise<boolean> {

@@ -6,12 +6,14 @@ import {
   DEFAULT_PAGE_SIZE,
   encodePageCursor,
   MAX_PAGE_SIZE,
-  resolveFilter,
   resolvePageFilter,
+  resolveTypeCountFilter,
 } from '../domain/memory-filter.js';
+import { MAX_FILTER_VALUES, MAX_SEARCH_TEXT } from '../domain/filter-fields.js';
 import { listMemoryPage, listMemoryTypes, type MemoryTypeCount } from '../store/browse.js';
 import { needsOf, type LoadedRecord } from '../store/record-rows.js';
 import { builder } from './builder.js';
+import { FreshnessEnum, RunKindEnum } from './enums.js';
 import { MemoryRef } from './memory.js';
 
 export const RollingWindowEnum = builder.enumType('RollingWindow', {
@@ -29,9 +31,35 @@ export const TimeWindowRef = builder.inputType('TimeWindowInput', {
 });
 
 export const MemoryFilterRef = builder.inputType('MemoryFilter', {
+  description:
+    'Which records of the agent a list, its type counts and live updates show: every field given must hold (AND); a list field matches any of its values. Applied in SQL before pagination (B2).',
   fields: (t) => ({
     types: t.stringList({ required: false, description: 'Only these types; null or empty means all.' }),
     window: t.field({ type: TimeWindowRef, required: false }),
+    text: t.string({
+      required: false,
+      description: `Full-text search over the content and the string values of the metadata (English stemming, so "entries" finds "entry"): words must all occur, "quoted words" in that order, \`or\` between alternatives, \`-word\` excludes. Never a syntax error; blank means no search; at most ${MAX_SEARCH_TEXT} characters. Does not change the order (newest first).`,
+    }),
+    instruments: t.stringList({
+      required: false,
+      description: `Records targeting at least one of these instruments (at most ${MAX_FILTER_VALUES}); agent-wide records (scope AGENT) target none and are left out.`,
+    }),
+    producerIds: t.field({
+      type: ['UUID'],
+      required: false,
+      description: `Records written by runs of these producers (at most ${MAX_FILTER_VALUES}); another agent's producer matches nothing.`,
+    }),
+    runKinds: t.field({
+      type: [RunKindEnum],
+      required: false,
+      description: 'Records written by runs of these kinds; imported records without provenance have none.',
+    }),
+    freshness: t.field({
+      type: FreshnessEnum,
+      required: false,
+      description:
+        'FRESH: no expiry or expiring after now; STALE: expired. A list evaluates it when requested (each page anew), live updates when the record arrives.',
+    }),
   }),
 });
 
@@ -134,15 +162,24 @@ builder.queryFields((t) => ({
   memoryTypes: t.withAuth({ anyCaller: true }).field({
     type: [MemoryTypeCountRef],
     description:
-      'The types stored for one agent with their counts, sorted by name; only types in `window` when given (B1).',
+      'The types stored for one agent with the counts of the records the filter leaves, sorted by name (B1): every filter field applies except `types` itself, so a list with some types selected has as many records as the sum of their counts. Only types with such records are listed.',
     args: {
       agentId: t.arg({ type: 'UUID', required: false }),
-      window: t.arg({ type: TimeWindowRef, required: false }),
+      window: t.arg({
+        type: TimeWindowRef,
+        required: false,
+        description: 'Shorthand for `filter.window`; sending both is BAD_USER_INPUT (field `window`).',
+      }),
+      filter: t.arg({
+        type: MemoryFilterRef,
+        required: false,
+        description: "The list's filter (its `types` are ignored here).",
+      }),
     },
     resolve: async (_root, args, ctx) => {
       const agentId = agentForRead(ctx.caller, args.agentId, 'browse');
-      const { window } = resolveFilter({ window: args.window }, ctx.now());
-      return listMemoryTypes(ctx.db, agentId, window);
+      const filter = resolveTypeCountFilter(args.filter, args.window, ctx.now());
+      return listMemoryTypes(ctx.db, agentId, filter);
     },
   }),
 }));

@@ -46,6 +46,7 @@ builder.subscriptionField('memoryAdded', (t) =>
         events: ctx.events,
         agentId,
         filter,
+        now: ctx.now,
         afterSeq,
         // S6, L4: revoking the operator token ends the subscription (SSE too, not only WebSockets).
         watchToken:

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { ImportItemError, InputError, ServiceError } from '../domain/errors.js';
 import { evaluateStoredExpiry } from '../domain/expiry.js';
 import { requireWriteShape } from '../domain/write-validation.js';
-import type { MemoryEvents } from '../realtime/events.js';
+import type { CommittedMemory, MemoryEvents } from '../realtime/events.js';
 import type { Database, Sql } from '../store/db.js';
 import { findImportRun, insertMemory } from '../store/memories.js';
 import type { MemoryWrite } from './write-memory.js';
@@ -17,24 +17,15 @@ export interface MemoryImport extends Omit<MemoryWrite, 'idempotencyKey'> {
   createdAt: Date;
 }
 
-export interface ImportedMemory {
-  id: string;
-  agentId: string;
-  type: string;
-  createdAt: Date;
-  /** The record's place in its agent's commit order (L2). */
-  seq: number;
-}
-
 export async function importMemories(
   deps: { db: Database; events: MemoryEvents },
   items: MemoryImport[],
-): Promise<ImportedMemory[]> {
+): Promise<CommittedMemory[]> {
   if (items.length > MAX_IMPORT_BATCH) {
     throw new InputError(`import at most ${MAX_IMPORT_BATCH} records per batch`, 'input');
   }
   const imported = await deps.db.sqlTransaction(async (sql) => {
-    const stored: ImportedMemory[] = [];
+    const stored: CommittedMemory[] = [];
     for (const [index, item] of items.entries()) {
       try {
         stored.push(await importOne(sql, item));
@@ -50,7 +41,7 @@ export async function importMemories(
   return imported;
 }
 
-async function importOne(sql: Sql, item: MemoryImport): Promise<ImportedMemory> {
+async function importOne(sql: Sql, item: MemoryImport): Promise<CommittedMemory> {
   const shape = requireWriteShape(item, 'import', null);
   const run = await findImportRun(sql, item.agentId, item.sourceRunId);
   // I1: nothing is stamped; the expiry is evaluated by X7–X10 through the shared expiry function.
@@ -61,6 +52,11 @@ async function importOne(sql: Sql, item: MemoryImport): Promise<ImportedMemory> 
     hasProvenance: run !== null,
   });
   const id = randomUUID();
+  const provenance = {
+    sourceRunId: run?.id ?? null,
+    producerId: run?.producerId ?? null,
+    runKind: run?.kind ?? null,
+  };
   // I2: history may target instruments since deselected or delisted (catalog only). I3: records
   // stored earlier in this batch are visible to the link check inside the transaction.
   const seq = await insertMemory(
@@ -73,9 +69,7 @@ async function importOne(sql: Sql, item: MemoryImport): Promise<ImportedMemory> 
       content: item.content,
       metadata: shape.metadata,
       timeframe: item.timeframe ?? null,
-      sourceRunId: run?.id ?? null,
-      producerId: run?.producerId ?? null,
-      runKind: run?.kind ?? null,
+      ...provenance,
       createdAt: item.createdAt,
       expiresAt,
       expiryPolicy,
@@ -86,5 +80,15 @@ async function importOne(sql: Sql, item: MemoryImport): Promise<ImportedMemory> 
     },
     'import',
   );
-  return { id, agentId: item.agentId, type: item.type, createdAt: item.createdAt, seq };
+  return {
+    id,
+    agentId: item.agentId,
+    type: item.type,
+    createdAt: item.createdAt,
+    seq,
+    instruments: shape.instruments,
+    producerId: provenance.producerId,
+    runKind: provenance.runKind,
+    expiresAt,
+  };
 }

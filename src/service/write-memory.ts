@@ -49,8 +49,14 @@ export async function writeMemory(
   }
   deps.metrics?.writes.inc({ transport, code: written.created ? 'created' : 'retried' });
   // An idempotent retry (W8) announces nothing: its record was announced when it was written.
-  if (written.created && written.seq !== null)
-    await deps.events.publishMemoryAdded({ ...written.record, seq: written.seq });
+  if (written.created && written.seq !== null) {
+    const { record } = written;
+    await deps.events.publishMemoryAdded({
+      ...record,
+      instruments: record.targets.map((target) => target.instrumentId),
+      seq: written.seq,
+    });
+  }
   return written;
 }
 

@@ -1,45 +1,11 @@
 // The operator browser's reads (B1–B4) and the replay of a resuming subscriber (L2, in seq order):
-// filters resolved by ../domain/memory-filter.ts, applied in SQL before keyset pagination.
+// filters resolved by ../domain/memory-filter.ts, applied in SQL (./filter-sql.ts) before keyset
+// pagination.
 import type { CursorPosition } from '../domain/cursor.js';
-import type { ResolvedFilter } from '../domain/memory-filter.js';
-import type { ResolvedWindow } from '../domain/time-window.js';
+import type { FilterFacts, ResolvedFilter } from '../domain/memory-filter.js';
 import type { Database } from './db.js';
+import { filterSql, parameters, statementName } from './filter-sql.js';
 import { loadRecords, type LoadedRecord, type RecordNeeds } from './record-rows.js';
-
-/** Collects a statement's parameters; each call returns its placeholder (`$1`, `$2`, …). */
-type Param = (value: unknown) => string;
-
-function parameters(): { values: unknown[]; param: Param } {
-  const values: unknown[] = [];
-  return { values, param: (value) => `$${values.push(value)}` };
-}
-
-/**
- * The browse filter (B2, B3) as SQL conditions on `m`, the one definition every read uses: the
- * page, the type counts and a subscriber's replay. `list` applies from <= createdAt < to; `live`
- * leaves a rolling window open above (see matchesFilter).
- */
-function filterSql(agentId: string, filter: ResolvedFilter, mode: 'list' | 'live', param: Param): string[] {
-  const where = [`m."agentId" = ${param(agentId)}`];
-  // One type is an equality, so the (agentId, type, createdAt, id) index yields the page in order
-  // (with `= ANY(…)` the planner of a prepared statement scans all the agent's records instead).
-  const types = filter.types;
-  if (types?.length === 1) where.push(`m.type = ${param(types[0])}`);
-  else if (types !== null) where.push(`m.type = ANY(${param(types)}::text[])`);
-  const window = filter.window;
-  if (window) {
-    where.push(`m."createdAt" >= ${param(window.from)}`);
-    if (mode === 'list' || !window.rolling) where.push(`m."createdAt" < ${param(window.to)}`);
-  }
-  return where;
-}
-
-/** The statement variant of a filter (a named statement must keep one text per name). */
-function filterVariant(filter: ResolvedFilter, mode: 'list' | 'live'): string {
-  const types = filter.types === null ? '0' : filter.types.length === 1 ? '1' : 'n';
-  const window = !filter.window ? '0' : mode === 'live' && filter.window.rolling ? 'o' : '1';
-  return types + window;
-}
 
 export interface MemoryPage {
   /** The rows of the page, newest first, with what the selection needs. */
@@ -60,7 +26,7 @@ export async function listMemoryPage(
   needs: RecordNeeds,
 ): Promise<MemoryPage> {
   const { values, param } = parameters();
-  const where = filterSql(agentId, filter, 'list', param);
+  const { where, variant } = filterSql(agentId, filter, 'list', param);
   if (page.after) {
     const at = param(page.after.createdAt);
     // The redundant bound lets the (agentId, createdAt, id) index bound the scan.
@@ -72,16 +38,19 @@ export async function listMemoryPage(
     order: 'ORDER BY m."createdAt" DESC, m.id DESC',
     limit: `LIMIT ${param(page.first + 1)}`,
   } as const;
-  const variant = filterVariant(filter, 'list') + (page.after ? '1' : '0');
-  const rows = await loadRecords(db.sql, needs, query, values, variant);
+  const rows = await loadRecords(
+    db.sql,
+    needs,
+    query,
+    values,
+    variant === null ? null : `${variant}${page.after ? '_a' : ''}`,
+  );
   return { rows: rows.slice(0, page.first), hasNextPage: rows.length > page.first };
 }
 
-/** A record as live delivery orders and filters it (L1, L2). */
-export interface SequencedMemory {
+/** A record as live delivery orders and filters it (L1, L2): its place and what matchesFilter reads. */
+export interface SequencedMemory extends FilterFacts {
   id: string;
-  type: string;
-  createdAt: Date;
   seq: number;
 }
 
@@ -101,15 +70,21 @@ export async function listMemoriesInSeqRange(
   if (!Number.isInteger(limit) || limit < 1)
     throw new RangeError(`limit must be a positive integer, got ${limit}`);
   const { values, param } = parameters();
-  const where = filterSql(agentId, filter, 'live', param);
+  const { where, variant } = filterSql(agentId, filter, 'live', param);
   where.push(`m.seq > ${param(range.afterSeq)} AND m.seq <= ${param(range.upToSeq)}`);
-  const rows = await db.sql.query<{ id: string; type: string; createdAt: Date; seq: string }>(
-    `SELECT m.id, m.type, m."createdAt", m.seq::text AS seq FROM "Memory" m
-     WHERE ${where.join(' AND ')} ORDER BY m.seq LIMIT ${param(limit)}`,
+  const rows = await db.sql.query<Omit<SequencedMemory, 'seq'> & { seq: string }>(
+    `SELECT m.id, m.type, m."createdAt", m.seq::text AS seq, m."producerId", m."runKind", m."expiresAt",
+            ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."memoryId" = m.id ORDER BY t.position) AS instruments
+       FROM "Memory" m WHERE ${where.join(' AND ')} ORDER BY m.seq LIMIT ${param(limit)}`,
     values,
-    `replay_${filterVariant(filter, 'live')}`,
+    statementName('replay', variant),
   );
-  return rows.map((row) => ({ ...row, createdAt: new Date(row.createdAt), seq: Number(row.seq) }));
+  return rows.map((row) => ({
+    ...row,
+    createdAt: new Date(row.createdAt),
+    expiresAt: row.expiresAt === null ? null : new Date(row.expiresAt),
+    seq: Number(row.seq),
+  }));
 }
 
 /** L2: the agent's highest committed seq; every record up to it has committed (0: none yet). */
@@ -148,18 +123,22 @@ export interface MemoryTypeCount {
   count: number;
 }
 
-/** B1: the agent's types as stored (custom ones included) with counts, only those in `window` when given. */
+/**
+ * B1: the agent's types as stored (custom ones included) with counts of the records the filter
+ * leaves — every field of it but `types` itself, so the list offers every type the other filters
+ * leave and a page's total is the sum of its selected types' counts.
+ */
 export async function listMemoryTypes(
   db: Database,
   agentId: string,
-  window: ResolvedWindow | null,
+  filter: ResolvedFilter,
 ): Promise<MemoryTypeCount[]> {
   const { values, param } = parameters();
-  const where = filterSql(agentId, { types: null, window }, 'list', param);
+  const { where, variant } = filterSql(agentId, { ...filter, types: null }, 'list', param);
   const groups = await db.sql.query<{ type: string; count: number }>(
     `SELECT m.type, count(*)::int AS count FROM "Memory" m WHERE ${where.join(' AND ')} GROUP BY m.type`,
     values,
-    `types_${window ? '1' : '0'}`,
+    statementName('types', variant),
   );
   // Sorted here by code point: database collations disagree about `_`.
   return groups

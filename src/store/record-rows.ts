@@ -134,16 +134,17 @@ export interface RecordQuery {
 
 /**
  * The records `query` selects with what `needs` asks for, in ONE statement, named
- * `<query.name>_<variant>_<needs>` (`variant` tells apart the texts one caller builds).
+ * `<query.name>_<variant>_<needs>` (`variant` tells apart the texts one caller builds; null: unnamed).
  */
 export async function loadRecords(
   sql: Sql,
   needs: RecordNeeds,
   query: RecordQuery,
   values: unknown[],
-  variant: string,
+  variant: string | null,
 ): Promise<LoadedRecord[]> {
-  const name = `${query.name}_${variant}_${needsKey(needs)}`;
+  // No variant: an unnamed statement, planned with its values (see FilterSql.variant).
+  const name = variant === null ? undefined : `${query.name}_${variant}_${needsKey(needs)}`;
   const all = [...values];
   const text = recordSql(needs, query, (value) => `$${all.push(value)}`);
   return (await sql.query<RecordRow>(text, all, name)).map(toLoadedRecord);

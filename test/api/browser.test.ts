@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { encodeCursor } from '../../src/domain/cursor.js';
 import { InputError } from '../../src/domain/errors.js';
-import { matchesFilter, resolveFilter } from '../../src/domain/memory-filter.js';
+import { EVERY_RECORD, matchesFilter, resolveFilter } from '../../src/domain/memory-filter.js';
 import { listMemoriesInSeqRange } from '../../src/store/browse.js';
 import {
   createAgentFixture,
@@ -595,12 +595,15 @@ describe('memories — records (B6)', () => {
 
 describe('the filter shared with live updates (B5, L2)', () => {
   const now = new Date('2026-08-01T12:00:00.000Z');
-  const at = (iso: string) => ({ type: 'tick', createdAt: new Date(iso) });
+  const facts = { instruments: [], producerId: null, runKind: null, expiresAt: null };
+  const at = (iso: string) => ({ type: 'tick', createdAt: new Date(iso), ...facts });
+  const clock = () => now;
 
   it('B5: resolveFilter resolves like the list and names the bad field', () => {
-    expect(resolveFilter(null, now)).toEqual({ types: null, window: null });
-    expect(resolveFilter({ types: [] }, now)).toEqual({ types: null, window: null });
+    expect(resolveFilter(null, now)).toEqual(EVERY_RECORD);
+    expect(resolveFilter({ types: [] }, now)).toEqual(EVERY_RECORD);
     expect(resolveFilter({ types: ['b', 'a', 'b'], window: { rolling: 'LAST_6H' } }, now)).toEqual({
+      ...EVERY_RECORD,
       types: ['a', 'b'],
       window: { from: new Date('2026-08-01T06:00:00.000Z'), to: now, rolling: true },
     });
@@ -622,17 +625,19 @@ describe('the filter shared with live updates (B5, L2)', () => {
 
   it('B5: matchesFilter keeps a date range closed above and a rolling window open above', () => {
     const rolling = resolveFilter({ types: ['tick'], window: { rolling: 'LAST_1H' } }, now);
-    expect(matchesFilter(at('2026-08-01T11:00:00.000Z'), rolling)).toBe(true);
-    expect(matchesFilter(at('2026-08-01T10:59:59.999Z'), rolling)).toBe(false);
-    expect(matchesFilter(at('2026-08-01T12:30:00.000Z'), rolling)).toBe(true); // arrived after the list loaded
-    expect(matchesFilter({ ...at('2026-08-01T12:30:00.000Z'), type: 'other' }, rolling)).toBe(false);
+    expect(matchesFilter(at('2026-08-01T11:00:00.000Z'), rolling, clock)).toBe(true);
+    expect(matchesFilter(at('2026-08-01T10:59:59.999Z'), rolling, clock)).toBe(false);
+    expect(matchesFilter(at('2026-08-01T12:30:00.000Z'), rolling, clock)).toBe(true); // arrived after the list loaded
+    expect(matchesFilter({ ...at('2026-08-01T12:30:00.000Z'), type: 'other' }, rolling, clock)).toBe(false);
 
     const day = resolveFilter({ window: { fromDate: '2026-08-01', timeZone: 'America/New_York' } }, now);
-    expect(matchesFilter(at('2026-08-01T04:00:00.000Z'), day)).toBe(true);
-    expect(matchesFilter(at('2026-08-02T03:59:59.999Z'), day)).toBe(true);
-    expect(matchesFilter(at('2026-08-02T04:00:00.000Z'), day)).toBe(false);
-    expect(matchesFilter(at('2026-08-01T03:59:59.999Z'), day)).toBe(false);
-    expect(matchesFilter({ type: 'anything', createdAt: new Date(0) }, resolveFilter({}, now))).toBe(true);
+    expect(matchesFilter(at('2026-08-01T04:00:00.000Z'), day, clock)).toBe(true);
+    expect(matchesFilter(at('2026-08-02T03:59:59.999Z'), day, clock)).toBe(true);
+    expect(matchesFilter(at('2026-08-02T04:00:00.000Z'), day, clock)).toBe(false);
+    expect(matchesFilter(at('2026-08-01T03:59:59.999Z'), day, clock)).toBe(false);
+    expect(
+      matchesFilter({ ...at('1970-01-01T00:00:00.000Z'), type: 'anything' }, resolveFilter({}, now), clock),
+    ).toBe(true);
   });
 
   it('L2: listMemoriesInSeqRange replays the matching records of a seq range, in seq (commit) order', async () => {
@@ -664,6 +669,11 @@ describe('the filter shared with live updates (B5, L2)', () => {
       type: 'tick',
       createdAt: new Date('2026-08-01T11:00:00.000Z'),
       seq: 3,
+      // The facts live delivery filters by (an import without provenance or targets: none).
+      instruments: [],
+      producerId: null,
+      runKind: null,
+      expiresAt: null,
     });
     expect((await listMemoriesInSeqRange(h.db, fx.agentId, ticks, all, 2)).map((r) => r.id)).toEqual(
       replay.slice(0, 2).map((r) => r.id),

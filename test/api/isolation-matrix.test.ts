@@ -36,12 +36,22 @@ const nul = 'null';
 const UNA = 'UNAUTHENTICATED';
 const FBD = 'FORBIDDEN';
 const BAD = 'BAD_USER_INPUT';
+/** A list or page with nothing in it (a filter naming another agent's producer matches nothing). */
+const EMP = 'empty';
 const LNK = 'InvalidMemoryLink';
 const ILNK = 'invalid_memory_link';
 /** MCP: a tool the caller may not use is refused exactly like a tool that does not exist. */
 const NOT = 'no such tool';
 type Outcome =
-  typeof ok | typeof nul | typeof UNA | typeof FBD | typeof BAD | typeof LNK | typeof ILNK | typeof NOT;
+  | typeof ok
+  | typeof nul
+  | typeof EMP
+  | typeof UNA
+  | typeof FBD
+  | typeof BAD
+  | typeof LNK
+  | typeof ILNK
+  | typeof NOT;
 type Cell = Outcome | readonly [own: Outcome, foreign: Outcome];
 type Row = readonly [Cell, Cell, Cell, Cell, Cell, Cell, Cell, Cell, Cell, Cell];
 
@@ -70,6 +80,9 @@ const ACCESS = {
   // own = agentId implied by the token (admin must pass it); foreign = agentId of the other agent.
   memories:                [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  [ok, FBD],  FBD,        [ok, FBD],  UNA,      UNA],
   memoryTypes:             [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  [ok, FBD],  FBD,        [ok, FBD],  UNA,      UNA],
+  // The caller's own agent filtered by a producer of `d`: another agent's producer matches nothing.
+  'memories:producerIds':  [UNA, UNA,    [ok, EMP],  [ok, EMP],  [ok, EMP],  [ok, EMP],  FBD,        [ok, EMP],  UNA,      UNA],
+  'memoryTypes:producerIds':[UNA, UNA,   [ok, EMP],  [ok, EMP],  [ok, EMP],  [ok, EMP],  FBD,        [ok, EMP],  UNA,      UNA],
   tradingContext:          [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  [ok, FBD],  [ok, FBD],  [ok, FBD],  UNA,      UNA],
   decisionAudit:           [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  FBD,        FBD,        [ok, nul],  UNA,      UNA],
   // Writes: runs only; a link to the other agent's record is the same 422 as a nonexistent one (W4).
@@ -185,6 +198,15 @@ const CALLS: Record<Exclude<Operation, `${string} /${string}`>, GraphQLCall> = {
   memoryTypes: {
     document: 'query($a: UUID) { memoryTypes(agentId: $a) { type count } }',
     variables: namedOnForeign,
+  },
+  'memories:producerIds': {
+    document: `query($a: UUID, $f: MemoryFilter) {
+      memories(agentId: $a, filter: $f, first: 10) { edges { cursor node { id agentId } } } }`,
+    variables: (d, _side, own) => ({ a: own.agentId, f: { producerIds: [d.adhocProducerId] } }),
+  },
+  'memoryTypes:producerIds': {
+    document: 'query($a: UUID, $f: MemoryFilter) { memoryTypes(agentId: $a, filter: $f) { type count } }',
+    variables: (d, _side, own) => ({ a: own.agentId, f: { producerIds: [d.adhocProducerId] } }),
   },
   tradingContext: {
     document: `query($a: UUID) { tradingContext(agentId: $a, instrument: "ETH") {

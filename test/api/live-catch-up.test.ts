@@ -2,6 +2,7 @@
 // from the database — every record once, never one from before the subscription started.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionRevokedError } from '../../src/domain/errors.js';
+import { EVERY_RECORD } from '../../src/domain/memory-filter.js';
 import { createMemoryEvents, type GapListener, type MemoryEvents } from '../../src/realtime/events.js';
 import { memoryAddedStream, type AddedRecord } from '../../src/realtime/memory-added.js';
 import { createAgentFixture, startHarness, startRun, writeOk, type Harness } from '../support/harness.js';
@@ -62,7 +63,7 @@ describe('catch-up after a gap (L2, L3)', () => {
       db: h.db,
       events,
       agentId,
-      filter: { types: null, window: null },
+      filter: EVERY_RECORD,
       afterSeq: null,
     });
     const first = stream.next();
@@ -102,7 +103,7 @@ describe('revocation during a replay (S6)', () => {
       db: h.db,
       events,
       agentId,
-      filter: { types: null, window: null },
+      filter: EVERY_RECORD,
       afterSeq: 0,
       watchToken: (onRevoked) => {
         revoke = onRevoked;
@@ -134,7 +135,7 @@ describe('revocation during a replay (S6)', () => {
       db: h.db,
       events: counting,
       agentId,
-      filter: { types: null, window: null },
+      filter: EVERY_RECORD,
       afterSeq: null,
     });
     const pending = stream.next(); // starts the stream; it waits for a live record

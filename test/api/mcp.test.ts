@@ -116,3 +116,47 @@ describe('/mcp is stateless', () => {
     expect(new Set(served)).toEqual(new Set([0, 1]));
   });
 });
+
+describe('list_memories filters (issue 12 item 4)', () => {
+  it('MCP/issue 12 item 4: list_memories narrows by search text and instruments, like the memories filter', async () => {
+    const agent = await createAgentFixture(h, { instruments: ['BTC', 'ETH'] });
+    const run = await startRun(h, agent.producers.adhoc!.id);
+    // One second apart, so newest first is the written order reversed.
+    const start = Date.now();
+    let n = 0;
+    const write = (instruments: string[], content: string) => {
+      h.clock.set(new Date(start + ++n * 1000));
+      return writeOk(h, run.token, {
+        type: 'note',
+        scope: instruments.length ? 'INSTRUMENTS' : 'AGENT',
+        instruments,
+        content,
+      });
+    };
+    await write(['ETH'], 'ETH looks bearish');
+    await write(['BTC'], 'BTC looks bearish');
+    await write([], 'bearish in general');
+    await write(['ETH'], 'ETH calm');
+    h.clock.real();
+    const list = async (args: Record<string, unknown>) => {
+      const response = await h.fetch(
+        '/mcp',
+        mcpRequest(agent.operatorToken, {
+          method: 'tools/call',
+          params: { name: 'list_memories', arguments: args },
+        }),
+      );
+      const body = (await response.json()) as {
+        result: { structuredContent: { memories: { content: string }[] } };
+      };
+      return body.result.structuredContent.memories.map((memory) => memory.content);
+    };
+    expect(await list({ text: 'bearish', instruments: ['ETH'] })).toEqual(['ETH looks bearish']);
+    expect(await list({ text: 'bearish' })).toEqual([
+      'bearish in general',
+      'BTC looks bearish',
+      'ETH looks bearish',
+    ]);
+    expect(await list({ instruments: ['ETH'] })).toEqual(['ETH calm', 'ETH looks bearish']);
+  });
+});

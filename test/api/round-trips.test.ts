@@ -294,6 +294,10 @@ describe('round trips', () => {
         type: record.type,
         createdAt: new Date(record.createdAt),
         seq: Number(lastSeq) + 1,
+        instruments: record.instruments,
+        producerId: fx.producers.adhoc!.id,
+        runKind: 'ANALYSIS',
+        expiresAt: new Date(record.expiresAt),
       });
       for (const subscriber of subscribers) expect((await subscriber.edges(1))[0]!.node.id).toBe(record.id);
     });
@@ -332,7 +336,7 @@ describe('round trips', () => {
           "sql: SELECT id, agentId, revokedAt FROM OperatorToken WHERE tokenHash = $",
           "prisma: SELECT MIN(seq) AS _min$seq FROM (SELECT seq FROM Memory WHERE (agentId = $ AND createdAt >= $ AND (createdAt > $ OR (createdAt = $ AND id > $))) OFFSET $) AS sub",
           "prisma: SELECT id, lastSeq FROM Agent WHERE (id = $ AND 1=1) LIMIT $ OFFSET $",
-          "sql: SELECT m.id, m.type, m.createdAt, m.seq::text AS seq FROM Memory m WHERE m.agentId = $ AND m.type = ANY($::text[]) AND m.seq > $ AND m.seq <= $ ORDER BY m.seq LIMIT $",
+          "sql: SELECT m.id, m.type, m.createdAt, m.seq::text AS seq, m.producerId, m.runKind, m.expiresAt, ARRAY(SELECT t.instrumentId FROM MemoryTarget t WHERE t.memoryId = m.id ORDER BY t.position) AS instru…",
           "sql: WITH record SELECT m.*, ARRAY(SELECT t.instrumentId FROM MemoryTarget t WHERE t.memoryId = m.id ORDER BY t.position) AS instruments, (SELECT coalesce(json_agg(json_build_object('linkType', l.lin…",
           "sql: WITH record SELECT m.*, ARRAY(SELECT t.instrumentId FROM MemoryTarget t WHERE t.memoryId = m.id ORDER BY t.position) AS instruments, (SELECT coalesce(json_agg(json_build_object('linkType', l.lin…",
         ],

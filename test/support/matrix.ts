@@ -203,13 +203,20 @@ export interface Answer {
   body: unknown;
 }
 
-/** GraphQL answer ⇒ outcome: the first error's code, `null` for a null root field, a write-error member's name, or `ok`. */
+function isEmptyPage(value: unknown): boolean {
+  const edges = (value as { edges?: unknown }).edges;
+  return Array.isArray(edges) && edges.length === 0;
+}
+
+/** GraphQL answer ⇒ outcome: the first error's code, `null` for a null root field, `empty` for an empty list or page, a write-error member's name, or `ok`. */
 export function graphqlOutcome(result: GqlResult, field: string): string {
   const error = result.errors?.[0];
   if (error) return String(error.extensions?.code ?? `error without code: ${error.message}`);
   const value = (result.data as Record<string, unknown> | undefined)?.[field];
   if (value === undefined) return 'no data';
   if (value === null) return 'null';
+  // A list or a page with nothing in it: a filter that matches nothing (S1: another agent's ids).
+  if (Array.isArray(value) ? value.length === 0 : isEmptyPage(value)) return 'empty';
   const typename = (value as { __typename?: string }).__typename;
   if (typename && typename !== 'CreateMemorySuccess') return typename;
   return 'ok';

@@ -1,12 +1,14 @@
 // L2: one ordered feed per agent and process, shared by all its subscriptions: one listener, one
 // gap read, and a failed read ends every subscription of the agent (they resume with `after`).
 import { describe, expect, it } from 'vitest';
+import { EVERY_RECORD } from '../../src/domain/memory-filter.js';
 import { createMemoryEvents, type MemoryEvents } from '../../src/realtime/events.js';
 import { memoryAddedStream } from '../../src/realtime/memory-added.js';
 import type { Database } from '../../src/store/db.js';
 
 const at = new Date('2026-01-01T00:00:00Z');
-const event = (seq: number) => ({ id: `id${seq}`, agentId: 'a', type: 'x', createdAt: at, seq });
+const facts = { instruments: [], producerId: null, runKind: null, expiresAt: null };
+const event = (seq: number) => ({ id: `id${seq}`, agentId: 'a', type: 'x', createdAt: at, seq, ...facts });
 
 /** Events that count the listeners of the bus. */
 function countedEvents(): MemoryEvents & { listeners: () => number } {
@@ -37,7 +39,7 @@ function fakeDatabase() {
       query: async (_text: string, params: unknown[]) => {
         reads.push(params.slice(1, 3));
         if (state.fail) throw new Error('database unavailable');
-        return [{ id: 'id1', type: 'x', createdAt: at, seq: '1' }];
+        return [{ id: 'id1', type: 'x', createdAt: at, seq: '1', ...facts }];
       },
     },
   } as unknown as Database;
@@ -45,7 +47,7 @@ function fakeDatabase() {
 }
 
 const stream = (db: Database, events: MemoryEvents) =>
-  memoryAddedStream({ db, events, agentId: 'a', filter: { types: null, window: null }, afterSeq: null });
+  memoryAddedStream({ db, events, agentId: 'a', filter: EVERY_RECORD, afterSeq: null });
 
 describe('the agent feed (L2)', () => {
   it('L2: subscriptions of one agent share one listener and one gap read; the last one to end releases it', async () => {

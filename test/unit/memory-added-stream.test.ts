@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { EVERY_RECORD } from '../../src/domain/memory-filter.js';
 import { createMemoryEvents } from '../../src/realtime/events.js';
 import { SlowConsumerError } from '../../src/domain/errors.js';
 import { memoryAddedStream } from '../../src/realtime/memory-added.js';
 import type { Database } from '../../src/store/db.js';
+
+/** What a record's event carries for the filter besides type and createdAt (none of it filtered here). */
+const facts = { instruments: [], producerId: null, runKind: null, expiresAt: null };
 
 // Live-only streams read only the agent's committed seq (none yet: 0) from the database.
 const noDatabase = { prisma: { agent: { findUnique: async () => null } } } as unknown as Database;
@@ -14,7 +18,7 @@ async function listeningStream(types: string[]) {
     db: noDatabase,
     events,
     agentId: 'a',
-    filter: { types, window: null },
+    filter: { ...EVERY_RECORD, types },
     afterSeq: null,
   });
   const first = stream.next();
@@ -26,10 +30,10 @@ describe('memoryAddedStream', () => {
   it('L1: live events of the agent that match the filter arrive once each, in order', async () => {
     const { events, stream, first } = await listeningStream(['x']);
     const at = new Date('2026-01-01T00:00:00Z');
-    await events.publishMemoryAdded({ id: '1', agentId: 'a', type: 'x', createdAt: at, seq: 1 });
-    await events.publishMemoryAdded({ id: '2', agentId: 'a', type: 'y', createdAt: at, seq: 2 });
-    await events.publishMemoryAdded({ id: '3', agentId: 'b', type: 'x', createdAt: at, seq: 1 });
-    await events.publishMemoryAdded({ id: '4', agentId: 'a', type: 'x', createdAt: at, seq: 3 });
+    await events.publishMemoryAdded({ id: '1', agentId: 'a', type: 'x', createdAt: at, seq: 1, ...facts });
+    await events.publishMemoryAdded({ id: '2', agentId: 'a', type: 'y', createdAt: at, seq: 2, ...facts });
+    await events.publishMemoryAdded({ id: '3', agentId: 'b', type: 'x', createdAt: at, seq: 1, ...facts });
+    await events.publishMemoryAdded({ id: '4', agentId: 'a', type: 'x', createdAt: at, seq: 3, ...facts });
     expect((await first).value.id).toBe('1');
     expect((await stream.next()).value.id).toBe('4');
     await stream.return(undefined);
@@ -41,7 +45,7 @@ describe('memoryAddedStream', () => {
       db: noDatabase,
       events,
       agentId: 'a',
-      filter: { types: null, window: null },
+      filter: EVERY_RECORD,
       afterSeq: null,
       maxPending: 3,
     });
@@ -54,6 +58,7 @@ describe('memoryAddedStream', () => {
         type: 'x',
         createdAt: new Date(),
         seq: i + 1,
+        ...facts,
       });
     await first;
     await new Promise((r) => setTimeout(r, 0)); // the pump has queued everything published
@@ -63,7 +68,14 @@ describe('memoryAddedStream', () => {
 
 describe('memoryAddedStream in commit order (L2)', () => {
   const at = new Date('2026-01-01T00:00:00Z');
-  const event = (seq: number, type = 'x') => ({ id: `id${seq}`, agentId: 'a', type, createdAt: at, seq });
+  const event = (seq: number, type = 'x') => ({
+    id: `id${seq}`,
+    agentId: 'a',
+    type,
+    createdAt: at,
+    seq,
+    ...facts,
+  });
 
   it('L2: an event that overtakes an earlier seq is held until the earlier one arrives; duplicates are dropped', async () => {
     const { events, stream, first } = await listeningStream(['x']);
@@ -83,7 +95,7 @@ describe('memoryAddedStream in commit order (L2)', () => {
         // The replay's parameters: the agent, then the seq range (after, up to], then the limit.
         query: async (_text: string, params: unknown[]) => {
           ranges.push(params.slice(1, 3));
-          return [{ id: 'id1', type: 'x', createdAt: at, seq: '1' }];
+          return [{ id: 'id1', type: 'x', createdAt: at, seq: '1', ...facts }];
         },
       },
     } as unknown as Database;
@@ -91,7 +103,7 @@ describe('memoryAddedStream in commit order (L2)', () => {
       db,
       events,
       agentId: 'a',
-      filter: { types: null, window: null },
+      filter: EVERY_RECORD,
       afterSeq: null,
     });
     const first = stream.next();

@@ -1,0 +1,79 @@
+// The fields of a browse filter one by one (B2, issue 12 item 4): each checked, normalised (lists
+// deduplicated and sorted, so equal filters resolve equally) or refused naming its field.
+import { InputError } from './errors.js';
+import type { Freshness } from './expiry.js';
+import { quoteInput } from './text-hygiene.js';
+import type { RunKind } from './types.js';
+import { isUuid } from './uuid.js';
+import { TYPE_PATTERN } from './write-validation.js';
+
+export const MAX_FILTER_TYPES = 100;
+/** Instruments, producers: at most this many in one filter. */
+export const MAX_FILTER_VALUES = 100;
+export const MAX_SEARCH_TEXT = 200;
+const INSTRUMENT_ID_MAX = 64;
+const RUN_KINDS: readonly RunKind[] = ['ANALYSIS', 'TRADING', 'REVIEW'];
+
+/** Search text, trimmed; blank means no search. */
+export function normalizeText(text: string | null | undefined): string | null {
+  const trimmed = text?.trim() ?? '';
+  if (trimmed === '') return null;
+  if (trimmed.length > MAX_SEARCH_TEXT) {
+    throw new InputError(`text may be at most ${MAX_SEARCH_TEXT} characters`, 'text');
+  }
+  return trimmed;
+}
+
+/** A list filter: empty or absent means no restriction; each value checked, then deduplicated and sorted. */
+function normalizeList<T extends string>(
+  field: string,
+  values: readonly T[] | null | undefined,
+  valid: (value: T) => boolean,
+): T[] | null {
+  if (!values || values.length === 0) return null;
+  if (values.length > MAX_FILTER_VALUES) {
+    throw new InputError(`${field} may list at most ${MAX_FILTER_VALUES} values`, field);
+  }
+  for (const [index, value] of values.entries()) {
+    if (!valid(value))
+      throw new InputError(`${field}[${index}] is not valid: ${quoteInput(value)}`, `${field}[${index}]`);
+  }
+  return [...new Set(values)].sort();
+}
+
+export function normalizeFreshness(
+  freshness: string | null | undefined,
+  at: Date,
+): { state: Freshness; at: Date } | null {
+  if (freshness === null || freshness === undefined) return null;
+  if (freshness === 'FRESH' || freshness === 'STALE') return { state: freshness, at };
+  throw new InputError(`freshness must be FRESH or STALE: ${quoteInput(freshness)}`, 'freshness');
+}
+
+export function normalizeTypes(types: readonly string[] | null | undefined): string[] | null {
+  if (!types || types.length === 0) return null;
+  if (types.length > MAX_FILTER_TYPES) {
+    throw new InputError(`types may list at most ${MAX_FILTER_TYPES} types`, 'types');
+  }
+  for (const [index, type] of types.entries()) {
+    // A type that no record can have is a client bug, not an empty page.
+    if (!TYPE_PATTERN.test(type))
+      throw new InputError(`types[${index}] is not a memory type: ${quoteInput(type)}`, `types[${index}]`);
+  }
+  return [...new Set(types)].sort();
+}
+
+/** Instrument ids as stored (case-sensitive); one no record targets simply matches nothing. */
+export function normalizeInstruments(ids: readonly string[] | null | undefined): string[] | null {
+  return normalizeList('instruments', ids, (id) => id.length > 0 && id.length <= INSTRUMENT_ID_MAX);
+}
+
+/** Producer ids, lowercase like stored UUIDs; another agent's producer simply matches nothing (S1). */
+export function normalizeProducerIds(ids: readonly string[] | null | undefined): string[] | null {
+  const valid = normalizeList('producerIds', ids, isUuid);
+  return valid && [...new Set(valid.map((id) => id.toLowerCase()))].sort();
+}
+
+export function normalizeRunKinds(kinds: readonly RunKind[] | null | undefined): RunKind[] | null {
+  return normalizeList('runKinds', kinds, (kind) => RUN_KINDS.includes(kind));
+}
