@@ -93,7 +93,8 @@ beforeAll(async () => {
     instruments: ['BTC', 'ETH'],
     producers: { ema: ['ANALYSIS', '5m'], news: ['ANALYSIS', null], review: ['REVIEW', null] },
   });
-  const emaRun = await startRun(h, desk.producers.ema!.id);
+  const candle = new Date(Math.floor(Date.now() / (5 * MINUTE)) * 5 * MINUTE).toISOString();
+  const emaRun = await startRun(h, desk.producers.ema!.id, candle);
   newsRun = await startRun(h, desk.producers.news!.id);
   const reviewRun = await startRun(h, desk.producers.review!.id);
   const now = Date.now();
