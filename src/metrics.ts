@@ -32,6 +32,18 @@ export class Metrics {
     labelNames: ['transport', 'code'] as const,
     registers: [this.registry],
   });
+  readonly exports = new Counter({
+    name: 'memory_exports_total',
+    help: 'GET /api/v1/export by format and outcome (complete, cancelled, failed, or why it was refused).',
+    labelNames: ['format', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly exportedRecords = new Counter({
+    name: 'memory_exported_records_total',
+    help: 'Records streamed by GET /api/v1/export.',
+    labelNames: ['format'] as const,
+    registers: [this.registry],
+  });
   readonly subscriptions = new Gauge({
     name: 'memory_subscriptions_open',
     help: 'Open memoryAdded subscriptions (WebSocket and SSE).',

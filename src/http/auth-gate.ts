@@ -20,7 +20,7 @@ export const ANONYMOUS_MAX_ROOT_FIELDS = 3;
 export const MAX_DOCUMENT_BYTES = 64 * 1024;
 
 /** Plain routes that are not GraphQL; every other request is gated, whatever spelling of the endpoint Yoga accepts. */
-const NOT_GRAPHQL = new Set(['/healthz', '/readyz', '/metrics', '/api/v1/memories']);
+const NOT_GRAPHQL = new Set(['/healthz', '/readyz', '/metrics', '/api/v1/memories', '/api/v1/export']);
 
 export interface AuthGate {
   plugin: Plugin;

@@ -36,7 +36,7 @@ export const GRAPHIQL_CSP = [
 ].join('; ');
 
 /** JSON and other non-page responses: nothing may load or frame them as a document. */
-const API_CSP = "default-src 'none'; frame-ancestors 'none'";
+export const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 
 /** What Yoga parses as JSON (application/graphql-response+json is a response type: Yoga does not parse it). */
 const JSON_MEDIA_TYPES = new Set(['application/json', 'application/graphql+json']);

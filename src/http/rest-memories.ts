@@ -1,4 +1,5 @@
 // The REST mirror's body (snake_case) and its status mapping of the typed write errors.
+import { describeAuthFailure, type AuthFailure } from '../auth/caller.js';
 import type { Logger } from '../logger.js';
 import type { MemoryWrite } from '../service/write-memory.js';
 import { MemoryWriteError, RunNotRunningError } from '../domain/errors.js';
@@ -72,6 +73,15 @@ export function writeErrorBody(error: MemoryWriteError): Record<string, unknown>
     body[bodyField(key)] = key === 'field' && typeof value === 'string' ? bodyField(value) : value;
   }
   return body;
+}
+
+/** 401 as the plain-HTTP routes answer it: GraphQL's reason, the REST code. */
+export function unauthenticatedResponse(failure: AuthFailure | null): Response {
+  const reason = describeAuthFailure(failure);
+  return json(401, {
+    error: reason ? `not authenticated: ${reason}` : 'not authenticated',
+    code: 'unauthenticated',
+  });
 }
 
 /** Typed errors ⇒ the contract's statuses; anything else is a generic 500 that leaks nothing (W5). */

@@ -1,15 +1,16 @@
-// Plain HTTP beside GraphQL: health, readiness, the REST write mirror and the operator page.
+// Plain HTTP beside GraphQL: health, readiness, the REST write mirror, the export and the operator page.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Plugin } from 'graphql-yoga';
-import { describeAuthFailure, resolveCaller } from '../auth/caller.js';
+import { resolveCaller } from '../auth/caller.js';
 import { bearerToken } from '../auth/tokens.js';
 import type { Database } from '../store/db.js';
 import type { MemoryEvents } from '../realtime/events.js';
 import type { Logger } from '../logger.js';
 import { json } from './json.js';
 import { noteCaller } from './request-log.js';
-import { parseRestMemoryBody, restErrorResponse } from './rest-memories.js';
+import { parseRestMemoryBody, restErrorResponse, unauthenticatedResponse } from './rest-memories.js';
+import { EXPORT_PATH, exportMemories, nodeResponseOf } from './export.js';
 import { writeMemory } from '../service/write-memory.js';
 import type { Metrics } from '../metrics.js';
 import { toMemoryView } from '../store/memory-view.js';
@@ -73,13 +74,7 @@ async function postMemory(deps: RouteDeps, request: Request): Promise<Response> 
   const token = bearerToken(request.headers.get('authorization'));
   const { caller, failure } = await resolveCaller(deps.db, token, deps.adminToken);
   noteCaller(caller?.kind ?? 'none');
-  if (!caller) {
-    const reason = describeAuthFailure(failure);
-    return json(401, {
-      error: reason ? `not authenticated: ${reason}` : 'not authenticated',
-      code: 'unauthenticated',
-    });
-  }
+  if (!caller) return unauthenticatedResponse(failure);
   if (caller.kind !== 'run')
     return json(403, { error: 'writing memories needs a run token', code: 'forbidden' });
   let body: unknown;
@@ -108,7 +103,7 @@ async function postMemory(deps: RouteDeps, request: Request): Promise<Response> 
 
 export function httpRoutes(deps: RouteDeps): Plugin {
   return {
-    async onRequest({ request, url, endResponse }) {
+    async onRequest({ request, url, endResponse, serverContext }) {
       const { pathname } = url;
       if (pathname === '/healthz' && request.method === 'GET') {
         return endResponse(json(200, { status: 'ok' }));
@@ -130,6 +125,12 @@ export function httpRoutes(deps: RouteDeps): Plugin {
           // e.g. the database stopped answering while resolving the token (W5: nothing leaks).
           return endResponse(restErrorResponse(error, deps.logger));
         }
+      }
+      if (pathname === EXPORT_PATH) {
+        if (request.method !== 'GET')
+          return endResponse(json(405, { error: 'use GET', code: 'method_not_allowed' }));
+        const connection = nodeResponseOf(serverContext);
+        return endResponse(await exportMemories(deps, request, url.searchParams, connection));
       }
       if (deps.webRoot && request.method === 'GET' && !pathname.startsWith('/graphql')) {
         const response = await serveStatic(deps.webRoot, pathname);

@@ -1,6 +1,7 @@
 // S1: the isolation matrix, generated — every schema field and REST route × every caller kind ×
 // own/foreign data × every transport, compared with ONE declared access table.
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { Kind, parse, validate, type GraphQLObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/domain/cursor.js';
@@ -88,6 +89,8 @@ const ACCESS = {
   // Writes: runs only; a link to the other agent's record is the same 422 as a nonexistent one (W4).
   createMemory:            [UNA, UNA,    FBD,        FBD,        FBD,        [ok, LNK],  [ok, LNK],  [ok, LNK],  UNA,      UNA],
   'POST /api/v1/memories': [UNA, UNA,    FBD,        FBD,        FBD,        [ok, LNK],  [ok, LNK],  [ok, LNK],  UNA,      UNA],
+  // The export reads what `memories` reads (issue 12 item 8); foreign = agent_id of the other agent.
+  'GET /api/v1/export':    [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  [ok, FBD],  FBD,        [ok, FBD],  UNA,      UNA],
   // W8: an idempotency key of the other agent's producer is simply a new key (a new record, never theirs).
   'createMemory:key':      [UNA, UNA,    FBD,        FBD,        FBD,        ok,         ok,         ok,         UNA,      UNA],
   // The scheduler's operations: admin token only.
@@ -143,7 +146,8 @@ interface GraphQLCall {
 interface RestCall {
   writesForCaller?: true;
   method: 'GET' | 'POST';
-  path: string;
+  /** A function when the path names the agent (like `namedOnForeign`). */
+  path: string | ((d: AgentData, side: Side) => string);
   body?: (d: AgentData) => unknown;
   /** A tools/call on /mcp: the tool and its arguments. */
   mcp?: { tool: string; args: (d: AgentData) => Record<string, unknown> };
@@ -356,6 +360,10 @@ const ROUTES: Record<Extract<Operation, `${string} /${string}`>, RestCall> = {
   'POST /mcp get_memory': mcpRoute('get_memory', (d) => ({ id: d.researchId })),
   'POST /mcp get_memory:decision': mcpRoute('get_memory', (d) => ({ id: d.decisionId })),
   'POST /mcp get_decision_audit': mcpRoute('get_decision_audit', (d) => ({ decision_id: d.decisionId })),
+  'GET /api/v1/export': {
+    method: 'GET',
+    path: (d, side) => `/api/v1/export?format=ndjson${side === 'own' ? '' : `&agent_id=${d.agentId}`}`,
+  },
   'GET /healthz': { method: 'GET', path: '/healthz' },
   'GET /readyz': { method: 'GET', path: '/readyz' },
   'GET /metrics': { method: 'GET', path: '/metrics' },
@@ -443,7 +451,8 @@ async function call(
   if (transport === 'REST' || transport === 'MCP') {
     const route = ROUTES[operation as keyof typeof ROUTES];
     if (route.mcp) return mcpCall(h, token, route.mcp.tool, route.mcp.args(d));
-    return restCall(h, token, { method: route.method, path: route.path, body: route.body?.(d) });
+    const path = typeof route.path === 'string' ? route.path : route.path(d, side);
+    return restCall(h, token, { method: route.method, path, body: route.body?.(d) });
   }
   const spec = CALLS[operation as keyof typeof CALLS];
   const variables = (await spec.variables?.(d, side, world.data[ownAgentOf(caller)])) ?? {};
@@ -538,20 +547,14 @@ for (const operation of Object.keys(ACCESS) as Operation[]) {
   });
 }
 
-/** Routes the contract names that this build does not serve yet: each needs a row in ACCESS when it lands. */
-const NOT_YET_SERVED = ['GET /api/v1/export?format=ndjson'] as const;
-
 describe('S1: routes', () => {
-  it('S1: a contract route without a row in the access table is not served (404) — add its row when it is', async () => {
-    for (const route of NOT_YET_SERVED) {
-      const [method, path] = route.split(' ') as [string, string];
-      const response = await h.fetch(path, {
-        method,
-        headers: { authorization: `Bearer ${world.tokens.operatorA}`, 'content-type': 'application/json' },
-        body: method === 'POST' ? '{}' : undefined,
-      });
-      expect(response.status, route).toBe(404);
-    }
+  it('S1: every route the API contract names has a row in the access table', async () => {
+    const contract = await readFile(new URL('../../docs/spec/api-contract.md', import.meta.url), 'utf8');
+    const named = [...contract.matchAll(/`(GET|POST) (\/[^`?\s]*)/g)].map(
+      ([, method, path]) => `${method} ${path}`,
+    );
+    expect(named).toContain('GET /api/v1/export');
+    for (const route of named) expect(Object.keys(ROUTES), route).toContain(route);
   });
 });
 

@@ -243,11 +243,21 @@ export async function restCall(
     },
     body: request.body !== undefined ? JSON.stringify(request.body) : undefined,
   });
-  // Every route answers JSON except /metrics (Prometheus text).
+  // Every route answers JSON except /metrics (Prometheus text) and the export (NDJSON: one record a line).
   const text = await response.text();
-  const body = (response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : { text }) as {
-    code?: string;
-  };
+  const type = response.headers.get('content-type') ?? '';
+  const body = (
+    type.startsWith('application/x-ndjson')
+      ? {
+          records: text
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => JSON.parse(line) as unknown),
+        }
+      : type.includes('json')
+        ? JSON.parse(text)
+        : { text }
+  ) as { code?: string };
   const outcome =
     response.status === 422 && body.code === 'invalid_memory_link'
       ? 'InvalidMemoryLink'

@@ -1,0 +1,201 @@
+// GET /api/v1/export (issue 12 item 8): the caller's filtered view as NDJSON or CSV, newest first,
+// streamed one page at a time as the client reads (backpressure), whatever its size. Everything that
+// can be refused (401, 403, 400) or fail cleanly (500) is decided before the first byte of the body.
+import { ServerResponse } from 'node:http';
+import { agentForRead } from '../auth/access.js';
+import { resolveCaller } from '../auth/caller.js';
+import { bearerToken } from '../auth/tokens.js';
+import { ForbiddenError, InputError } from '../domain/errors.js';
+import { resolveFilter } from '../domain/memory-filter.js';
+import { logError } from '../log-policy.js';
+import { requestLogContext, type Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import { exportPages } from '../service/export-memories.js';
+import type { Database } from '../store/db.js';
+import type { MemoryRecord } from '../store/memory-record.js';
+import { API_CSP } from './browser-policy.js';
+import { FORMATS, type ExportFormat } from './export-format.js';
+import { inParameterWords, parameterOfField, parseExportQuery } from './export-query.js';
+import { json } from './json.js';
+import { noteCaller } from './request-log.js';
+import { unauthenticatedResponse } from './rest-memories.js';
+
+export const EXPORT_PATH = '/api/v1/export';
+
+interface ExportDeps {
+  db: Database;
+  adminToken: string;
+  logger: Logger;
+  now: () => Date;
+  metrics?: Metrics;
+}
+
+type StreamOutcome = 'complete' | 'cancelled' | 'failed';
+type Outcome = StreamOutcome | 'unauthenticated' | 'forbidden' | 'validation_error' | 'internal_error';
+
+/** The Node response under this request (null in-process, through yoga.fetch). */
+export function nodeResponseOf(serverContext: unknown): ServerResponse | null {
+  const res = (serverContext as { res?: unknown } | undefined)?.res;
+  return res instanceof ServerResponse ? res : null;
+}
+
+export async function exportMemories(
+  deps: ExportDeps,
+  request: Request,
+  search: URLSearchParams,
+  connection: ServerResponse | null,
+): Promise<Response> {
+  let format: ExportFormat | 'unknown' = 'unknown';
+  const answer = (outcome: Outcome, response: Response) => {
+    deps.metrics?.exports.inc({ format, outcome });
+    return response;
+  };
+  try {
+    const { caller, failure } = await resolveCaller(
+      deps.db,
+      bearerToken(request.headers.get('authorization')),
+      deps.adminToken,
+    );
+    noteCaller(caller?.kind ?? 'none');
+    if (!caller) return answer('unauthenticated', unauthenticatedResponse(failure));
+    const parsed = parseExportQuery(search);
+    if (!parsed.ok) {
+      return answer('validation_error', invalid(parsed.field, parsed.message));
+    }
+    const shape = FORMATS[parsed.query.format];
+    format = parsed.query.format;
+    // Resolved once (B4): every page of the export shares this instant's window and freshness.
+    const now = deps.now();
+    const agentId = agentForRead(caller, parsed.query.agentId, 'browse');
+    const filter = resolveFilter(parsed.query.filter, now);
+    const pages = exportPages(deps.db, agentId, filter);
+    const first = await pages.next();
+    const body = recordStream({
+      first: first.done ? null : first.value,
+      pages,
+      head: shape.head,
+      render: (record) => shape.render(record, now),
+      signal: request.signal,
+      cutConnection: () => {
+        connection?.destroy();
+        return connection !== null;
+      },
+      ended: endedLogger(deps, parsed.query.format, Date.now()),
+    });
+    return new Response(body, {
+      headers: {
+        'content-type': shape.mediaType,
+        'content-disposition': `attachment; filename="memories-${agentId}-${now.toISOString().slice(0, 10)}.${parsed.query.format}"`,
+        'cache-control': 'no-store',
+        // text/* gets no policy from the browser policy plugin; an export is data, never a document.
+        'content-security-policy': API_CSP,
+      },
+    });
+  } catch (error) {
+    if (error instanceof ForbiddenError) {
+      return answer('forbidden', json(403, { error: error.message, code: 'forbidden' }));
+    }
+    if (error instanceof InputError) {
+      return answer('validation_error', invalid(parameterOfField(error.field), error.message));
+    }
+    logError(deps.logger, error, 'export'); // e.g. the database did not answer: nothing sent yet
+    return answer('internal_error', json(500, { error: 'internal error', code: 'internal_error' }));
+  }
+}
+
+function invalid(field: string, message: string): Response {
+  return json(400, { error: inParameterWords(message), code: 'validation_error', field });
+}
+
+/** Metrics and one log line when a stream ends, on the request's log context (S4: counts, never content). */
+function endedLogger(deps: ExportDeps, format: ExportFormat, startedAt: number) {
+  const context = requestLogContext.getStore();
+  return (outcome: StreamOutcome, records: number, error?: unknown) => {
+    const log = () => {
+      deps.metrics?.exports.inc({ format, outcome });
+      deps.metrics?.exportedRecords.inc({ format }, records);
+      const fields = { format, records, ms: Date.now() - startedAt };
+      if (outcome === 'failed') logError(deps.logger, error, `export cut after ${records} records`);
+      else if (outcome === 'cancelled') deps.logger.info(fields, 'export cancelled by the client');
+      else deps.logger.debug(fields, 'export finished');
+    };
+    if (context) requestLogContext.run(context, log);
+    else log();
+  };
+}
+
+interface StreamPlan {
+  /** The first page, read before the response was answered; null when the view is empty. */
+  first: MemoryRecord[] | null;
+  pages: AsyncGenerator<MemoryRecord[], void, undefined>;
+  head: string;
+  render: (record: MemoryRecord) => string;
+  /** The request's signal: aborted when the client goes away. */
+  signal: AbortSignal;
+  /** Ends the connection without the closing chunk; false when there is no connection (in-process). */
+  cutConnection: () => boolean;
+  ended: (outcome: StreamOutcome, records: number, error?: unknown) => void;
+}
+
+function closeQuietly(controller: ReadableStreamDefaultController<Uint8Array>): void {
+  try {
+    controller.close();
+  } catch {
+    // Already closed or cancelled by the reader.
+  }
+}
+
+/**
+ * The body: one page per read (highWaterMark 0: nothing is read ahead of the client), the next
+ * statement only when the previous page has been taken. A client that leaves stops the reads; a
+ * failure cuts the connection, so the download fails instead of ending like a complete file.
+ */
+function recordStream(plan: StreamPlan): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let buffered: MemoryRecord[] | null | undefined = plan.first;
+  let records = 0;
+  let done = false;
+  const finish = (outcome: StreamOutcome, error?: unknown): boolean => {
+    if (done) return false;
+    done = true;
+    plan.signal.removeEventListener('abort', cancelled);
+    // Ends the generator once its statement in flight (if any) returns: no further statement is sent.
+    plan.pages.return().catch(() => {});
+    plan.ended(outcome, records, error);
+    return true;
+  };
+  const cancelled = () => void finish('cancelled');
+  plan.signal.addEventListener('abort', cancelled);
+  const nextPage = async () => {
+    const next = await plan.pages.next();
+    return next.done ? null : next.value;
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        if (plan.head) controller.enqueue(encoder.encode(plan.head));
+      },
+      async pull(controller) {
+        try {
+          const page = buffered === undefined ? await nextPage() : buffered;
+          buffered = undefined;
+          if (done) return closeQuietly(controller); // the client left while the page was read
+          if (page === null) {
+            finish('complete');
+            return controller.close();
+          }
+          controller.enqueue(encoder.encode(page.map(plan.render).join('')));
+          records += page.length;
+        } catch (error) {
+          if (!finish('failed', error)) return;
+          if (plan.cutConnection()) closeQuietly(controller);
+          else controller.error(new Error('the export failed before its end'));
+        }
+      },
+      cancel() {
+        finish('cancelled');
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}

@@ -1,0 +1,43 @@
+// The export's reads (issue 12 item 8): every record of a filtered view, newest first, one keyset page
+// at a time through the browser's own page statement (B2, B4). The caller resolves the filter once,
+// so every page shares one window: records added during a long export neither shift nor repeat it.
+import type { CursorPosition } from '../domain/cursor.js';
+import type { ResolvedFilter } from '../domain/memory-filter.js';
+import { listMemoryPage } from '../store/browse.js';
+import type { Database } from '../store/db.js';
+import type { MemoryRecord } from '../store/memory-record.js';
+import { needsOf, type LoadedRecord } from '../store/record-rows.js';
+
+/** Records per statement: a page is what the export holds in memory (≈ 100 × a record's size, W7 bounds it). */
+export const EXPORT_PAGE_SIZE = 100;
+
+/** No planned selection: every part of the record (content, metadata, targets, links, provenance). */
+const WHOLE_RECORD = needsOf({});
+
+/** A record loaded with WHOLE_RECORD is the whole record shape; anything else is a loader bug. */
+function wholeRecord(row: LoadedRecord): MemoryRecord {
+  const { content, metadata, targets, links, sourceRun } = row;
+  if (content === undefined || metadata === undefined || !targets || !links || sourceRun === undefined) {
+    throw new Error('the export loaded a record without all of its parts');
+  }
+  return { ...row, content, metadata, targets, links, sourceRun };
+}
+
+/**
+ * The pages of the view, each non-empty; the next statement runs only when the consumer asks for the
+ * next page (a stopped consumer stops the reads: call `return()`).
+ */
+export async function* exportPages(
+  db: Database,
+  agentId: string,
+  filter: ResolvedFilter,
+): AsyncGenerator<MemoryRecord[], void, undefined> {
+  let after: CursorPosition | null = null;
+  for (;;) {
+    const page = await listMemoryPage(db, agentId, filter, { first: EXPORT_PAGE_SIZE, after }, WHOLE_RECORD);
+    const last = page.rows.at(-1);
+    if (last) yield page.rows.map(wholeRecord);
+    if (!page.hasNextPage || !last) return;
+    after = { createdAt: last.createdAt, id: last.id };
+  }
+}

@@ -1,0 +1,266 @@
+// Issue 12 item 8, streaming: one page read per page the client takes (backpressure), no reads after
+// the client leaves, a consistent view while records are added (B4), and a database failure that
+// fails the download instead of ending it like a complete file (logged at error without content, S4).
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Sql } from '../../src/store/db.js';
+import { EXPORT_PAGE_SIZE } from '../../src/service/export-memories.js';
+import { getExport, importRecords, memoriesIds, ndjsonRecords } from '../support/export.js';
+import {
+  createAgentFixture,
+  startHarness,
+  startRun,
+  type AgentFixture,
+  type Harness,
+} from '../support/harness.js';
+
+let h: Harness;
+let baseUrl: string;
+let small: AgentFixture;
+let large: AgentFixture;
+const logLines: string[] = [];
+
+const SMALL_RECORDS = 1000;
+const LARGE_RECORDS = 1000;
+/** 32 KB a record: the large export (32 MB) is far more than the socket buffers between client and server. */
+const LARGE_CONTENT = 32 * 1024;
+
+/** Page statements of the export per agent, and what a test makes each one do first (delay, fail). */
+const pageReads = new Map<string, number>();
+let beforePage: ((agentId: string, read: number) => Promise<void> | void) | null = null;
+
+beforeAll(async () => {
+  h = await startHarness({ logLines });
+  const address = await h.server.listen(0, '127.0.0.1');
+  baseUrl = `http://127.0.0.1:${address.port}`;
+  h.clock.set('2026-03-20T00:00:00.000Z');
+  small = await createAgentFixture(h, { instruments: ['BTC', 'ETH'] });
+  large = await createAgentFixture(h);
+  const start = '2026-03-01T00:00:00.000Z';
+  await importRecords(h, { agentId: small.agentId, count: SMALL_RECORDS, start, stepMs: 60_000 });
+  const bulk = 'x'.repeat(LARGE_CONTENT - 16);
+  await importRecords(h, {
+    agentId: large.agentId,
+    count: LARGE_RECORDS,
+    start,
+    stepMs: 60_000,
+    content: (i) => `${String(i).padStart(8, '0')} ${bulk}`,
+  });
+  const query = h.db.sql.query.bind(h.db.sql);
+  h.db.sql.query = (async (text: string, params?: unknown[], name?: string) => {
+    const agentId = params?.[0];
+    if (name?.startsWith('page_') && typeof agentId === 'string') {
+      const read = (pageReads.get(agentId) ?? 0) + 1;
+      pageReads.set(agentId, read);
+      await beforePage?.(agentId, read);
+    }
+    return query(text, params, name);
+  }) as Sql['query'];
+}, 240_000);
+afterAll(async () => {
+  await h.close();
+});
+
+const readsOf = (agent: AgentFixture) => pageReads.get(agent.agentId) ?? 0;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const logsSince = (from: number) =>
+  logLines.slice(from).map((line) => JSON.parse(line) as Record<string, any>);
+
+/** Waits until the agent's page reads have not changed for `quietMs` (bounded). */
+async function readsSettle(agent: AgentFixture, quietMs = 400): Promise<number> {
+  let last = readsOf(agent);
+  for (let round = 0; round < 40; round++) {
+    await sleep(quietMs);
+    if (readsOf(agent) === last) return last;
+    last = readsOf(agent);
+  }
+  throw new Error('the export kept reading');
+}
+
+function resetReads(agent: AgentFixture) {
+  pageReads.set(agent.agentId, 0);
+}
+
+describe('issue 12 item 8: streamed page by page', () => {
+  it('issue 12 item 8 / B4: records written while an export is read neither appear in it nor shift it', async () => {
+    const expected = await memoriesIds(h, small.operatorToken, null);
+    resetReads(small);
+    const response = await getExport(h, 'format=ndjson', small.operatorToken);
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    // One page answered the request and one more at most was read for the first chunk (nothing ahead).
+    expect(readsOf(small)).toBeLessThanOrEqual(2);
+    const run = await startRun(h, small.producers.adhoc!.id);
+    for (let i = 0; i < 5; i++) {
+      h.clock.advance(1000);
+      await h.fetch('/api/v1/memories', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${run.token}` },
+        body: JSON.stringify({
+          type: 'ema_handoff',
+          scope: 'AGENT',
+          content: `written during the export ${i}`,
+        }),
+      });
+    }
+    const chunks = [first.value!];
+    for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
+    const records = ndjsonRecords(Buffer.concat(chunks).toString('utf8'));
+    expect(records.map((record) => record.id)).toEqual(expected);
+    expect(readsOf(small)).toBe(SMALL_RECORDS / EXPORT_PAGE_SIZE);
+  });
+
+  it('issue 12 item 8: a client that stops reading holds the export — the database is not read ahead of it (backpressure)', async () => {
+    resetReads(large);
+    const pages = LARGE_RECORDS / EXPORT_PAGE_SIZE;
+    const { response, received } = await openOverSocket('format=ndjson', large);
+    response.pause();
+    const whilePaused = await readsSettle(large);
+    expect(whilePaused).toBeLessThan(pages / 2);
+    const body = await received(() => response.resume());
+    expect(body.split('\n').filter(Boolean)).toHaveLength(LARGE_RECORDS);
+    expect(readsOf(large)).toBe(pages);
+  }, 60_000);
+});
+
+describe('issue 12 item 8: the client leaves', () => {
+  it('issue 12 item 8: a client that disconnects stops the database reads (over a socket)', async () => {
+    resetReads(small);
+    beforePage = (agentId) => (agentId === small.agentId ? sleep(100) : undefined);
+    const from = logLines.length;
+    try {
+      const abort = new AbortController();
+      const response = await fetch(`${baseUrl}/api/v1/export?format=csv`, {
+        headers: { authorization: `Bearer ${small.operatorToken}` },
+        signal: abort.signal,
+      });
+      const reader = response.body!.getReader();
+      await reader.read();
+      abort.abort();
+      const atAbort = readsOf(small);
+      expect(await readsSettle(small)).toBeLessThanOrEqual(atAbort + 1);
+      expect(readsOf(small)).toBeLessThan(SMALL_RECORDS / EXPORT_PAGE_SIZE);
+      expect(logsSince(from).some((line) => line.msg === 'export cancelled by the client')).toBe(true);
+    } finally {
+      beforePage = null;
+    }
+  });
+
+  it('issue 12 item 8: a reader that cancels the body (in-process) stops the database reads', async () => {
+    resetReads(small);
+    const response = await getExport(h, 'format=ndjson', small.operatorToken);
+    const reader = response.body!.getReader();
+    await reader.read();
+    await reader.cancel();
+    const atCancel = readsOf(small);
+    expect(await readsSettle(small, 200)).toBe(atCancel);
+    expect(atCancel).toBeLessThanOrEqual(2);
+  });
+
+  it("issue 12 item 8: a request aborted while its body waits unread ends the export (the request's signal)", async () => {
+    resetReads(small);
+    const from = logLines.length;
+    const abort = new AbortController();
+    const response = await h.fetch('/api/v1/export?format=ndjson', {
+      headers: { authorization: `Bearer ${small.operatorToken}` },
+      signal: abort.signal,
+    });
+    expect(response.status).toBe(200);
+    abort.abort();
+    await sleep(50);
+    expect(logsSince(from).map((line) => line.msg)).toContain('export cancelled by the client');
+    expect(readsOf(small)).toBe(1);
+  });
+});
+
+describe('issue 12 item 8: the database fails', () => {
+  const failOnRead = (failing: number) => {
+    beforePage = (agentId, read) => {
+      if (agentId === small.agentId && read === failing)
+        throw new Error('connection terminated unexpectedly');
+    };
+  };
+
+  it('issue 12 item 8: mid-stream, the connection is cut — the download fails, never a short file that looks complete; logged at error without content (S4)', async () => {
+    resetReads(small);
+    failOnRead(3);
+    const consoleError = vi.spyOn(console, 'error');
+    const from = logLines.length;
+    try {
+      const response = await fetch(`${baseUrl}/api/v1/export?format=csv`, {
+        headers: { authorization: `Bearer ${small.operatorToken}` },
+      });
+      expect(response.status).toBe(200);
+      await expect(response.text()).rejects.toThrow();
+      const failure = logsSince(from).find((line) => line.level === 50);
+      expect(failure).toMatchObject({
+        msg: expect.stringContaining('export cut after 200 records'),
+        caller: 'operator',
+      });
+      expect(failure!.reqId).toBeTruthy();
+      const logged = logLines.slice(from).join('\n');
+      expect(logged).not.toContain('record 1');
+      expect(logged).not.toContain('HYPERLINK');
+      expect(consoleError).not.toHaveBeenCalled();
+    } finally {
+      beforePage = null;
+      consoleError.mockRestore();
+    }
+  });
+
+  it('issue 12 item 8: mid-stream in-process, the body errors instead of ending', async () => {
+    resetReads(small);
+    failOnRead(2);
+    try {
+      const response = await getExport(h, 'format=ndjson', small.operatorToken);
+      expect(response.status).toBe(200);
+      await expect(response.text()).rejects.toThrow();
+    } finally {
+      beforePage = null;
+    }
+  });
+
+  it('issue 12 item 8 / W5: before the first byte ⇒ 500 with the generic body', async () => {
+    resetReads(small);
+    failOnRead(1);
+    try {
+      const response = await getExport(h, 'format=csv', small.operatorToken);
+      expect(response.status).toBe(500);
+      expect(await response.json()).toEqual({ error: 'internal error', code: 'internal_error' });
+    } finally {
+      beforePage = null;
+    }
+  });
+
+  it('issue 12 item 8: exports are counted by format and outcome (/metrics)', async () => {
+    const metrics = await (await h.fetch('/metrics')).text();
+    for (const outcome of ['complete', 'cancelled', 'failed', 'internal_error']) {
+      expect(metrics).toMatch(
+        new RegExp(`memory_exports_total\\{format="(csv|ndjson)",outcome="${outcome}"\\} [1-9]`),
+      );
+    }
+    expect(metrics).toMatch(/memory_exported_records_total\{format="ndjson"\} [1-9]/);
+  });
+});
+
+/** GET over a real socket with Node's client (it can pause); `received` collects the rest of the body. */
+async function openOverSocket(query: string, agent: AgentFixture) {
+  const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
+    http
+      .get(`${baseUrl}/api/v1/export?${query}`, {
+        headers: { authorization: `Bearer ${agent.operatorToken}` },
+      })
+      .on('response', resolve)
+      .on('error', reject);
+  });
+  expect(response.statusCode).toBe(200);
+  const received = (start: () => void) =>
+    new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      response.on('error', reject);
+      start();
+    });
+  return { response, received };
+}
