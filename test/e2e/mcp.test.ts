@@ -385,13 +385,24 @@ for (const transport of TRANSPORTS) {
   });
 }
 
-/** The README's MCP section, its JSON blocks pasted with this service's address, a real token and this clone. */
-async function readmeConfigs(token: string) {
-  const readme = await readFile(path.join(repoRoot, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf("### MCP (agents' tool channel)"));
-  const blocks = [...section.slice(0, section.indexOf('\n#', 4)).matchAll(/```json\n([\s\S]*?)```/g)].map(
+/** The JSON blocks of one section of a document (from its heading to the next one). */
+async function jsonBlocks(file: string, heading: string): Promise<string[]> {
+  const text = await readFile(path.join(repoRoot, file), 'utf8');
+  const section = text.slice(text.indexOf(heading));
+  return [...section.slice(0, section.indexOf('\n#', 4)).matchAll(/```json\n([\s\S]*?)```/g)].map(
     (match) => match[1]!,
   );
+}
+
+/**
+ * The client configurations as documented — HTTP in the README's MCP section, stdio in docs/mcp.md —
+ * pasted with this service's address, a real token and this clone.
+ */
+async function readmeConfigs(token: string) {
+  const blocks = [
+    ...(await jsonBlocks('README.md', "### MCP (agents' tool channel)")),
+    ...(await jsonBlocks('docs/mcp.md', '### Connecting an agent')),
+  ];
   const paste = (block: string | undefined) =>
     JSON.parse(
       block!

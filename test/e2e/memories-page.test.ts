@@ -1,7 +1,7 @@
 // The operator's Memories tab in a real headless Chromium against a real server on a random port:
 // sign-in, type counts, type and date filters (DST day), "Load older", live updates, sign-out.
 import { execFileSync } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
+import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -14,6 +14,7 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 const webRoot = path.join(repoRoot, 'dist/web');
 const outputDir = path.join(repoRoot, 'test-output');
 const ZONE = 'America/New_York';
+const UPDATE_DOCS = process.env.DOCS_SCREENSHOTS === '1';
 const MINUTE = 60_000;
 
 interface Seeded {
@@ -408,6 +409,10 @@ describe('Memories tab in a browser', () => {
             );
           }
           await screenshot(name, p);
+          // DOCS_SCREENSHOTS=1 refreshes the README's picture of the tab.
+          if (UPDATE_DOCS && name === 'memories-demo.png') {
+            await copyFile(path.join(outputDir, name), path.join(repoRoot, 'docs', 'memories-tab.png'));
+          }
         } finally {
           await ctx.close();
         }

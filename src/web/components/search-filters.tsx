@@ -45,7 +45,8 @@ export function SearchBox({ text, onSearch }: { text: string; onSearch: (text: s
         }}
       />
       <p class="hint">
-        Whole words; <code>"exact phrase"</code>, <code>-exclude</code>, <code>or</code>.
+        Words in any form (<code>entries</code> finds <code>entry</code>); <code>"exact phrase"</code>,{' '}
+        <code>-exclude</code>, <code>or</code>.
       </p>
     </form>
   );
