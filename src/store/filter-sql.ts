@@ -13,11 +13,20 @@ export function parameters(): { values: unknown[]; param: Param } {
 }
 
 /**
+ * Metadata as the search reads it. `metadata` may hold any valid JSON (W10), but JSON text with a
+ * `\u0000` escape or a lone surrogate escape cannot become PostgreSQL text, so json_to_tsvector would
+ * fail (a 500 on the write, through the index). Such escapes read as `\u0020` (a space): six
+ * characters for six, so the JSON stays valid whatever precedes them, and only records holding a `\u`
+ * escape pay for the regular expression.
+ */
+const SEARCHABLE_METADATA = String.raw`CASE WHEN strpos(m.metadata::text, '\u') = 0 THEN m.metadata ELSE regexp_replace(m.metadata::text, '\\u(0000|d[89a-f][0-9a-f]{2})', '\\u0020', 'gi')::json END`;
+
+/**
  * What a record is searched by: its content and the string values of its metadata (keys, numbers
  * and booleans are not text), with English stemming and stop words. IMMUTABLE and written exactly as
  * the index expression, so the planner can use the GIN index. Over `m`, a "Memory" row.
  */
-const SEARCH_DOCUMENT = `(to_tsvector('english'::regconfig, m.content) || json_to_tsvector('english'::regconfig, m.metadata, '["string"]'::jsonb))`;
+const SEARCH_DOCUMENT = `(to_tsvector('english'::regconfig, m.content) || json_to_tsvector('english'::regconfig, ${SEARCHABLE_METADATA}, '["string"]'::jsonb))`;
 
 /** A search box's syntax (quotes, `or`, `-`); websearch_to_tsquery never raises a syntax error. */
 const searchQuery = (text: string) => `websearch_to_tsquery('english'::regconfig, ${text})`;

@@ -124,6 +124,36 @@ describe('issue 12 item 4: full-text search (B2)', () => {
     expect(await ids({ text: 'elsewhere' })).toEqual([]);
   });
 
+  it('W10: metadata holding a \u0000 or lone-surrogate escape (valid JSON, not text) is stored, read back and searched', async () => {
+    // The writes that found it: json_to_tsvector under the search index failed on such metadata (a 500).
+    const own = await createAgentFixture(h, { instruments: ['ETH'] });
+    const run = await startRun(h, own.producers.adhoc!.id);
+    const metadata = {
+      '\u0000': 'nul key',
+      note: 'zircon \u0000 beside a nul',
+      lone: 'quartz \ud800 and \udc00 halves',
+      pair: 'jade 😀 pair',
+      literal: 'obsidian \\u0000 as written',
+    };
+    const written = await writeOk(h, run.token, {
+      type: 'odd_note',
+      scope: 'AGENT',
+      content: 'gem notes',
+      metadata,
+    });
+    const read = await h.ok<{ memory: { metadata: unknown } }>(
+      'query($id: UUID!) { memory(id: $id) { metadata } }',
+      { id: written.id },
+      own.operatorToken,
+    );
+    // The service adds its expiry keys (X); the rest comes back as written.
+    expect(read.memory.metadata).toMatchObject(metadata);
+    for (const word of ['zircon', 'quartz', 'jade', 'obsidian', 'gem']) {
+      const found = await h.ok<{ memories: Page }>(MEMORIES, { filter: { text: word } }, own.operatorToken);
+      expect(found.memories.edges.map((edge) => edge.node.id)).toEqual([written.id]);
+    }
+  });
+
   it('issue 12 item 4: search box syntax — phrases, or, exclusion', async () => {
     expect(await ids({ text: '"funding turns"' })).toEqual([r.funding]);
     expect(await ids({ text: '"turns funding"' })).toEqual([]);

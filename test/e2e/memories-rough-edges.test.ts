@@ -109,6 +109,21 @@ describe('issue 12 item 9: rough edges', () => {
     expect(await p.locator('main').innerText()).not.toMatch(ISO_DATE);
   });
 
+  it('one date style on the record page and the Context tab too: the exact instant only on hover', async () => {
+    const p = await open();
+    const decision = p.locator('article[data-type="trading_decision"]').first();
+    const id = await decision.getAttribute('data-id');
+    await p.goto(`${base}/#/memory/${id}`);
+    const record = p.locator('main.record-page');
+    await record.waitFor();
+    expect(await record.innerText()).not.toMatch(ISO_DATE);
+    expect(await record.locator('time').first().getAttribute('title')).toMatch(ISO_DATE);
+    await p.goto(`${base}/#/context?instrument=ETH`);
+    const context = p.locator('main.context-tab');
+    await context.locator('.ctx-at').waitFor();
+    expect(await context.innerText()).not.toMatch(ISO_DATE);
+  });
+
   it('a range over 366 days is refused on the page, before any request, and can be corrected', async () => {
     const p = await open();
     const sent = recordMemoryRequests(p);

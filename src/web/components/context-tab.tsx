@@ -51,7 +51,6 @@ function ContextPanel({ client, agentId, instrument, at, failed }: ContextPanelP
         <time dateTime={context.at} title={context.at}>
           {formatInstant(context.at)}
         </time>
-        <code class="muted">{` ${context.at}`}</code>
         {at === null ? (
           <button type="button" class="btn btn-quiet btn-small" onClick={retry}>
             Refresh
