@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveFilter } from '../../src/domain/memory-filter.js';
 import { listMemoryPage, listMemoryTypes } from '../../src/store/browse.js';
 import { openDatabase, type Database } from '../../src/store/db.js';
-import { testDatabaseUrl } from '../support/env.js';
 import {
   createAgentFixture,
   startHarness,
@@ -150,8 +149,9 @@ describe('issue 12 item 4: the search index', () => {
 
 describe('issue 12 item 4: a store this process migrated itself', () => {
   // PGlite learns array types when it opens; the test databases start from a migrated snapshot,
+  // so this store is always an embedded one (in the PostgreSQL run too),
   // `npm start` on a fresh folder migrates after opening (the README walk-through caught this).
-  it.skipIf(testDatabaseUrl)(
+  it(
     'issue 12 item 4: runKinds filters on an embedded store migrated after it opened',
     { timeout: 120_000 },
     async () => {
