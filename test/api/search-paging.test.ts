@@ -149,8 +149,8 @@ describe('issue 12 item 4: the search index', () => {
 
 describe('issue 12 item 4: a store this process migrated itself', () => {
   // PGlite learns array types when it opens; the test databases start from a migrated snapshot,
-  // so this store is always an embedded one (in the PostgreSQL run too),
-  // `npm start` on a fresh folder migrates after opening (the README walk-through caught this).
+  // `npm start` on a fresh folder migrates after opening (the README walk-through caught this). The
+  // store here is always an embedded one, so the PostgreSQL pass runs this test too.
   it(
     'issue 12 item 4: runKinds filters on an embedded store migrated after it opened',
     { timeout: 120_000 },
