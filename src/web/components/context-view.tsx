@@ -7,6 +7,7 @@ import type { ContextCorrection, ContextEntry, Research, TradingContext } from '
 import type { Memory, Provenance } from '../queries.js';
 import { MemoryLink } from './memory-link.js';
 import { MetadataView } from './metadata.js';
+import { ProvenanceText } from './record-card.js';
 
 type Status = ContextEntry['status'] | ContextCorrection['status'];
 
@@ -30,15 +31,7 @@ function Instant({ iso }: { iso: string }) {
 function ItemMeta({ provenance, createdAt, expiresAt }: { provenance: Provenance | null } & Times) {
   return (
     <p class="ctx-meta">
-      {provenance ? (
-        <span class="provenance">
-          <span class="producer">{provenance.producerName}</span>
-          <span class={`kind kind-${provenance.kind.toLowerCase()}`}>{provenance.kind}</span>
-          {provenance.schedule ? <span class="muted">{`every ${provenance.schedule}`}</span> : null}
-        </span>
-      ) : (
-        <span class="muted">Imported · no run provenance</span>
-      )}
+      <ProvenanceText provenance={provenance} />
       <span>
         {'written '}
         <Instant iso={createdAt} />

@@ -42,7 +42,8 @@ export function TimeText({ iso, now }: { iso: string; now: number }) {
   );
 }
 
-function Scope({ memory }: { memory: Memory }) {
+/** Agent-wide, or the targeted instruments as chips (B6). */
+export function Scope({ memory }: { memory: Pick<Memory, 'scope' | 'instruments'> }) {
   if (memory.scope === 'AGENT') return <span class="scope-agent">Agent-wide</span>;
   return (
     <span class="instruments">
@@ -55,8 +56,8 @@ function Scope({ memory }: { memory: Memory }) {
   );
 }
 
-function ProvenanceText({ memory }: { memory: Memory }) {
-  const p = memory.provenance;
+/** The producer that wrote a record, its run kind and schedule (B6); imports may have none. */
+export function ProvenanceText({ provenance: p }: { provenance: Memory['provenance'] }) {
   if (!p) return <span class="muted">Imported · no run provenance</span>;
   return (
     <span class="provenance">
@@ -151,7 +152,7 @@ function RecordMeta({ memory, now, freshness }: { memory: Memory; now: number; f
         <Scope memory={memory} />
       </Field>
       <Field label="Producer">
-        <ProvenanceText memory={memory} />
+        <ProvenanceText provenance={memory.provenance} />
       </Field>
       <Field label="Created">
         <TimeText iso={memory.createdAt} now={now} />

@@ -12,7 +12,7 @@ import { freshnessAt, isCorrection } from '../records.js';
 import { isMemoryId, memoryHref } from '../route.js';
 import { DecisionAudit } from './decision-audit.js';
 import { MetadataView } from './metadata.js';
-import { Field, TimeText } from './record-card.js';
+import { Field, ProvenanceText, Scope, TimeText } from './record-card.js';
 import { LinksIn, LinksOut } from './record-links.js';
 import { useViewTitle, ViewError, ViewLoading } from './view-states.js';
 
@@ -61,28 +61,10 @@ function RecordFacts({ memory, now }: { memory: RecordPageMemory; now: number })
   return (
     <dl class="record-facts">
       <Field label="Scope">
-        {memory.scope === 'AGENT' ? (
-          <span class="scope-agent">Agent-wide</span>
-        ) : (
-          <span class="instruments">
-            {memory.instruments.map((instrument) => (
-              <span class="chip" key={instrument}>
-                {instrument}
-              </span>
-            ))}
-          </span>
-        )}
+        <Scope memory={memory} />
       </Field>
       <Field label="Producer">
-        {provenance ? (
-          <span class="provenance">
-            <span class="producer">{provenance.producerName}</span>
-            <span class={`kind kind-${provenance.kind.toLowerCase()}`}>{provenance.kind}</span>
-            {provenance.schedule ? <span class="muted">{`every ${provenance.schedule}`}</span> : null}
-          </span>
-        ) : (
-          <span class="muted">Imported · no run provenance</span>
-        )}
+        <ProvenanceText provenance={provenance} />
       </Field>
       {provenance ? (
         <Field label="Run">
