@@ -3,7 +3,7 @@
 // so every page shares one window: records added during a long export neither shift nor repeat it.
 import type { CursorPosition } from '../domain/cursor.js';
 import type { ResolvedFilter } from '../domain/memory-filter.js';
-import { listMemoryPage } from '../store/browse.js';
+import { committedSeq, listMemoryPage } from '../store/browse.js';
 import type { Database } from '../store/db.js';
 import type { MemoryRecord } from '../store/memory-record.js';
 import { needsOf, type LoadedRecord } from '../store/record-rows.js';
@@ -25,16 +25,25 @@ function wholeRecord(row: LoadedRecord): MemoryRecord {
 
 /**
  * The pages of the view, each non-empty; the next statement runs only when the consumer asks for the
- * next page (a stopped consumer stops the reads: call `return()`).
+ * next page (a stopped consumer stops the reads: call `return()`). The view is what had committed
+ * when the first page was asked for (L2's seq): keyset pages alone would take in a record committed
+ * later below the pages already sent (imported history, a slow write).
  */
 export async function* exportPages(
   db: Database,
   agentId: string,
   filter: ResolvedFilter,
 ): AsyncGenerator<MemoryRecord[], void, undefined> {
+  const upToSeq = await committedSeq(db, agentId);
   let after: CursorPosition | null = null;
   for (;;) {
-    const page = await listMemoryPage(db, agentId, filter, { first: EXPORT_PAGE_SIZE, after }, WHOLE_RECORD);
+    const page = await listMemoryPage(
+      db,
+      agentId,
+      filter,
+      { first: EXPORT_PAGE_SIZE, after, upToSeq },
+      WHOLE_RECORD,
+    );
     const last = page.rows.at(-1);
     if (last) yield page.rows.map(wholeRecord);
     if (!page.hasNextPage || !last) return;

@@ -15,14 +15,16 @@ export interface MemoryPage {
 
 /**
  * One page of the browser (B2, B4): newest first by (createdAt DESC, id DESC), filtered in SQL
- * before the limit, strictly older than `after`. ONE named statement of `first + 1` rows with their
- * targets, links and provenance (issue 14: no statement per relation).
+ * before the limit, strictly older than `after`, and committed by `upToSeq` when given (a snapshot:
+ * a record committed later — an import of older history, a slow write — stays out whatever its
+ * createdAt). ONE named statement of `first + 1` rows with their targets, links and provenance
+ * (issue 14: no statement per relation).
  */
 export async function listMemoryPage(
   db: Database,
   agentId: string,
   filter: ResolvedFilter,
-  page: { first: number; after: CursorPosition | null },
+  page: { first: number; after: CursorPosition | null; upToSeq?: number },
   needs: RecordNeeds,
 ): Promise<MemoryPage> {
   const { values, param } = parameters();
@@ -32,6 +34,7 @@ export async function listMemoryPage(
     // The redundant bound lets the (agentId, createdAt, id) index bound the scan.
     where.push(`m."createdAt" <= ${at} AND (m."createdAt", m.id) < (${at}, ${param(page.after.id)}::uuid)`);
   }
+  if (page.upToSeq !== undefined) where.push(`m.seq <= ${param(page.upToSeq)}`);
   const query = {
     name: 'page',
     where: where.join(' AND '),
@@ -43,7 +46,7 @@ export async function listMemoryPage(
     needs,
     query,
     values,
-    variant === null ? null : `${variant}${page.after ? '_a' : ''}`,
+    variant === null ? null : `${variant}${page.after ? '_a' : ''}${page.upToSeq !== undefined ? '_s' : ''}`,
   );
   return { rows: rows.slice(0, page.first), hasNextPage: rows.length > page.first };
 }

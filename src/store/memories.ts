@@ -5,6 +5,7 @@ import {
   InputError,
   InvalidMemoryLinkError,
   InvalidMemoryTargetError,
+  MemoryValidationError,
   RunNotRunningError,
 } from '../domain/errors.js';
 import { isCorrection } from '../domain/write-validation.js';
@@ -152,16 +153,20 @@ interface InsertResult {
 export async function insertMemory(sql: Sql, row: MemoryInsert, mode: 'write' | 'import'): Promise<number> {
   const statement = INSERT_MEMORY[mode];
   const linkTargets = row.links.map((link) => link.targetMemoryId);
-  const [result] = await sql.query<InsertResult>(
-    statement.text,
-    statement.bind({
-      ...row,
-      metadata: JSON.stringify(row.metadata),
-      isCorrection: isCorrection(row.links),
-      linkTargets,
-      linkTypes: row.links.map((link) => link.linkType),
-    }),
-  );
+  const [result] = await sql
+    .query<InsertResult>(
+      statement.text,
+      statement.bind({
+        ...row,
+        metadata: JSON.stringify(row.metadata),
+        isCorrection: isCorrection(row.links),
+        linkTargets,
+        linkTypes: row.links.map((link) => link.linkType),
+      }),
+    )
+    .catch((error: unknown) => {
+      throw isSearchDocumentTooLong(error) ? searchDocumentError() : error;
+    });
   if (result?.id) return Number(result.seq);
   // W9: the run finished (or vanished) before this write could commit.
   if (result?.run_status !== 'RUNNING')
@@ -173,6 +178,23 @@ export async function insertMemory(sql: Sql, row: MemoryInsert, mode: 'write' | 
   const badLink = linkTargets.findIndex((target) => !linkable.has(target));
   if (badLink >= 0) throw new InvalidMemoryLinkError(badLink);
   throw new Error('memory insert returned no row although every reference is valid');
+}
+
+/**
+ * The search index (filter-sql.ts SEARCH_DOCUMENT) refused the row: its words and positions exceed
+ * PostgreSQL's 1 MiB tsvector limit (SQLSTATE 54000). W7's limits allow content and metadata that
+ * together do (hundreds of thousands of distinct words); such a write is refused, never a 500.
+ */
+function isSearchDocumentTooLong(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return code === '54000' && typeof message === 'string' && message.includes('too long for tsvector');
+}
+
+function searchDocumentError(): MemoryValidationError {
+  return new MemoryValidationError(
+    'content',
+    'content and metadata together hold too many distinct words to be indexed for search (over 1 MiB of words and positions); shorten either.',
+  );
 }
 
 /** W8: the producer's record stored under `key`, read once with everything a retry answers with. */

@@ -12,6 +12,18 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_TEXT = 200;
 const MAX_VALUES = 100;
 
+/** U+0000 and unpaired surrogates: text the server refuses (W10). Code-unit regex, no `u` flag. */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const storable = (value: string) => !UNSTORABLE.test(value);
+
+/** The search text, cut to the server's limit without splitting a surrogate pair; unstorable text is dropped. */
+function textParam(params: URLSearchParams): string {
+  const text = (params.get('q') ?? '').trim();
+  if (!storable(text)) return '';
+  const cut = text.slice(0, MAX_TEXT);
+  return (/[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut).trim();
+}
+
 function listParam(params: URLSearchParams, name: string, valid: (value: string) => boolean): string[] {
   const values = (params.get(name) ?? '').split(',').filter((value) => value !== '' && valid(value));
   return [...new Set(values)].sort().slice(0, MAX_VALUES);
@@ -34,8 +46,8 @@ export function filterFromSearch(search: string): BrowseFilter {
   return {
     types: listParam(params, 'types', (type) => TYPE.test(type)),
     time: timeParam(params),
-    text: (params.get('q') ?? '').trim().slice(0, MAX_TEXT),
-    instruments: listParam(params, 'instruments', (id) => id.length <= 64),
+    text: textParam(params),
+    instruments: listParam(params, 'instruments', (id) => id.length <= 64 && storable(id)),
     producerIds: listParam(params, 'producers', (id) => UUID.test(id)).map((id) => id.toLowerCase()),
     runKinds: listParam(params, 'kinds', (kind) => RUN_KINDS.includes(kind as RunKind)) as RunKind[],
     freshness: fresh === 'fresh' ? 'FRESH' : fresh === 'stale' ? 'STALE' : NO_FILTER.freshness,

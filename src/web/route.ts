@@ -26,6 +26,15 @@ function instantOrNull(value: string | null): string | null {
   return Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}T/.test(value) ? null : new Date(ms).toISOString();
 }
 
+/** A path segment decoded; a malformed escape (a hand-edited address) stays as typed: no such record. */
+function decodedOrRaw(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 export function parseRoute(hash: string): Route {
   if (!isRouteHash(hash)) return { kind: 'list' };
   const body = hash.replace(/^#\/?/, '');
@@ -34,7 +43,7 @@ export function parseRoute(hash: string): Route {
   const params = new URLSearchParams(question < 0 ? '' : body.slice(question + 1));
   const [section, id, ...rest] = path.split('/');
   if (section === 'memory' && id !== undefined && rest.length === 0) {
-    return { kind: 'record', id: decodeURIComponent(id) };
+    return { kind: 'record', id: decodedOrRaw(id) };
   }
   if (section === 'context' && id === undefined) {
     const instrument = params.get('instrument')?.trim();

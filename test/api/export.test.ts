@@ -176,6 +176,36 @@ describe('issue 12 item 8: the export equals the memories pages', () => {
   });
 });
 
+describe('issue 12 item 8 / B4: one consistent view', () => {
+  it('B4: a record committed during the export, even one older than the pages still to come (an import), is not in it', async () => {
+    const agent = await createAgentFixture(h, { instruments: ['BTC'] });
+    await importRecords(h, { agentId: agent.agentId, count: 250, start: START, stepMs: 60_000 });
+    const expected = await memoriesIds(h, agent.operatorToken, null);
+    const response = await getExport(h, 'format=ndjson', agent.operatorToken);
+    const reader = response.body!.getReader();
+    const chunks = [(await reader.read()).value!];
+    // Legacy history arrives while the export is read: older than every record still to be sent.
+    const { importMemories } = await h.ok<{ importMemories: { id: string }[] }>(
+      'mutation($input: [ImportMemoryInput!]!) { importMemories(input: $input) { id } }',
+      {
+        input: [
+          {
+            agentId: agent.agentId,
+            type: 'ema_handoff',
+            scope: 'AGENT',
+            content: 'legacy',
+            createdAt: '2026-01-01T00:00:00Z',
+          },
+        ],
+      },
+    );
+    for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
+    const ids = ndjsonRecords(Buffer.concat(chunks).toString('utf8')).map((record) => record.id);
+    expect(ids).not.toContain(importMemories[0]!.id);
+    expect(ids).toEqual(expected);
+  });
+});
+
 describe('issue 12 item 8: filters are the memories filter (B2, B3)', () => {
   const exportedIds = async (query: string, token = fx.operatorToken) =>
     ndjsonRecords(await (await getExport(h, `format=ndjson&${query}`, token)).text()).map((r) => r.id);

@@ -329,6 +329,31 @@ describe('createMemory — types and limits (W6, W7)', () => {
     const longest = await writeOk(h, adhoc.token, note({ content: 'x'.repeat(65_536) }));
     expect(longest.content).toHaveLength(65_536);
   });
+
+  it('W7: content and metadata within the limits whose search document PostgreSQL cannot hold (over 1 MiB) are a validation error, not a 500', async () => {
+    // Hyphenated words of single letters: every part and every compound is a lexeme of its own.
+    const words = (letters: string[], perWord: number) =>
+      Array.from({ length: Math.ceil(letters.length / perWord) }, (_, i) =>
+        letters.slice(i * perWord, (i + 1) * perWord).join('-'),
+      ).join(' ');
+    const range = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => String.fromCodePoint(from + i));
+    // 65,535 code points of 4-byte CJK letters (W7 counts code points).
+    const content = words(range(0x20000, 32_768), 400);
+    const pairs = range(0x4e00, 20_000).map((letter, i) => letter + String.fromCodePoint(0xac00 + (i % 7)));
+    const letters = [...range(0x4e00, 20_992), ...range(0xac00, 11_172), ...range(0x3400, 6_592)];
+    let text = `${words(letters, 500)} ${words(pairs, 250)}`;
+    while (Buffer.byteLength(JSON.stringify({ t: text })) > 256 * 1024) text = text.slice(0, -1000);
+    const before = await memoryCount();
+    expect(await writeMemory(h, adhoc.token, note({ content, metadata: { t: text } }))).toMatchObject({
+      __typename: 'MemoryValidationError',
+      field: 'content',
+    });
+    expect(await memoryCount()).toBe(before);
+    // Either part alone is searchable.
+    await writeOk(h, adhoc.token, note({ content }));
+    await writeOk(h, adhoc.token, note({ content: 'x', metadata: { t: text } }));
+  });
 });
 
 describe('createMemory — expiry (X1–X6)', () => {

@@ -61,6 +61,15 @@ describe('item 4: the filter in the address', () => {
     // A range longer than the server allows is not read either (B3).
     expect(filterFromSearch('?from=2020-01-01&to=2026-01-01').time).toEqual({ kind: 'all' });
   });
+
+  it('W10: reads no text the server would refuse — a cut never splits a surrogate pair, U+0000 is dropped', () => {
+    const cut = filterFromSearch(`?q=${'x'.repeat(199)}${encodeURIComponent('😀')}`).text;
+    expect(cut).toBe('x'.repeat(199));
+    expect(filterFromSearch(`?q=${encodeURIComponent('😀'.repeat(150))}`).text).toBe('😀'.repeat(100));
+    const read = filterFromSearch('?q=fund%00ing&instruments=ETH,B%00TC');
+    expect(read.text).toBe('');
+    expect(read.instruments).toEqual(['ETH']);
+  });
 });
 
 describe('item 4: the API filter, the counts and the total', () => {

@@ -24,6 +24,13 @@ describe('routes in the fragment', () => {
     }
   });
 
+  it('issue 12 item 5: a malformed escape in #/memory/<id> is a record that does not exist, not a crash', () => {
+    // decodeURIComponent throws URIError on these; the route is read while the page renders.
+    for (const id of ['%', '%E0%A4%A', '%zz', 'abc%']) {
+      expect(parseRoute(`#/memory/${id}`), id).toEqual({ kind: 'record', id });
+    }
+  });
+
   it('issue 12 item 6: #/context carries the instrument and the instant; a bad instant means now', () => {
     expect(parseRoute('#/context')).toEqual({ kind: 'context', instrument: null, at: null });
     expect(parseRoute('#/context?instrument=ETH&at=2026-03-08T07:30:00Z')).toEqual({
