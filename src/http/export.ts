@@ -21,6 +21,28 @@ import { noteCaller } from './request-log.js';
 import { unauthenticatedResponse } from './rest-memories.js';
 
 export const EXPORT_PATH = '/api/v1/export';
+/**
+ * Exports one token may run at once. Each holds a page of records in memory while its client reads,
+ * so a token opening exports to slow readers cannot make the process hold more than this many.
+ */
+export const MAX_EXPORTS_PER_TOKEN = 2;
+/** Exports running per token (tokenKey: the token's hash), in this process. */
+const running = new Map<string, number>();
+
+/** Takes one of the token's export slots; the returned function gives it back (once). */
+function takeExportSlot(tokenKey: string): (() => void) | null {
+  const count = running.get(tokenKey) ?? 0;
+  if (count >= MAX_EXPORTS_PER_TOKEN) return null;
+  running.set(tokenKey, count + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const left = (running.get(tokenKey) ?? 1) - 1;
+    if (left > 0) running.set(tokenKey, left);
+    else running.delete(tokenKey);
+  };
+}
 
 interface ExportDeps {
   db: Database;
@@ -31,7 +53,8 @@ interface ExportDeps {
 }
 
 type StreamOutcome = 'complete' | 'cancelled' | 'failed';
-type Outcome = StreamOutcome | 'unauthenticated' | 'forbidden' | 'validation_error' | 'internal_error';
+type Outcome =
+  StreamOutcome | 'unauthenticated' | 'forbidden' | 'validation_error' | 'too_many' | 'internal_error';
 
 /** The Node response under this request (null in-process, through yoga.fetch). */
 export function nodeResponseOf(serverContext: unknown): ServerResponse | null {
@@ -46,7 +69,9 @@ export async function exportMemories(
   connection: ServerResponse | null,
 ): Promise<Response> {
   let format: ExportFormat | 'unknown' = 'unknown';
+  let release = () => {};
   const answer = (outcome: Outcome, response: Response) => {
+    release();
     deps.metrics?.exports.inc({ format, outcome });
     return response;
   };
@@ -64,6 +89,9 @@ export async function exportMemories(
     }
     const shape = FORMATS[parsed.query.format];
     format = parsed.query.format;
+    const slot = takeExportSlot(caller.tokenKey);
+    if (!slot) return answer('too_many', tooManyExports());
+    release = slot;
     // Resolved once (B4): every page of the export shares this instant's window and freshness.
     const now = deps.now();
     const agentId = agentForRead(caller, parsed.query.agentId, 'browse');
@@ -80,8 +108,10 @@ export async function exportMemories(
         connection?.destroy();
         return connection !== null;
       },
-      ended: endedLogger(deps, parsed.query.format, Date.now()),
+      ended: endedLogger(deps, parsed.query.format, Date.now(), slot),
     });
+    // The stream owns the slot now: it gives it back when it ends, however it ends.
+    release = () => {};
     return new Response(body, {
       headers: {
         'content-type': shape.mediaType,
@@ -103,14 +133,24 @@ export async function exportMemories(
   }
 }
 
+function tooManyExports(): Response {
+  const response = json(429, {
+    error: `At most ${MAX_EXPORTS_PER_TOKEN} exports may run at once per token; retry when one has finished.`,
+    code: 'too_many_exports',
+  });
+  response.headers.set('retry-after', '5');
+  return response;
+}
+
 function invalid(field: string, message: string): Response {
   return json(400, { error: inParameterWords(message), code: 'validation_error', field });
 }
 
 /** Metrics and one log line when a stream ends, on the request's log context (S4: counts, never content). */
-function endedLogger(deps: ExportDeps, format: ExportFormat, startedAt: number) {
+function endedLogger(deps: ExportDeps, format: ExportFormat, startedAt: number, release: () => void) {
   const context = requestLogContext.getStore();
   return (outcome: StreamOutcome, records: number, error?: unknown) => {
+    release();
     const log = () => {
       deps.metrics?.exports.inc({ format, outcome });
       deps.metrics?.exportedRecords.inc({ format }, records);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Sql } from '../../src/store/db.js';
 import { EXPORT_PAGE_SIZE } from '../../src/service/export-memories.js';
 import { getExport, importRecords, memoriesIds, ndjsonRecords } from '../support/export.js';
+import { MAX_EXPORTS_PER_TOKEN } from '../../src/http/export.js';
 import {
   createAgentFixture,
   startHarness,
@@ -171,6 +172,39 @@ describe('issue 12 item 8: the client leaves', () => {
     expect(logsSince(from).map((line) => line.msg)).toContain('export cancelled by the client');
     expect(readsOf(small)).toBe(1);
   });
+});
+
+describe('issue 12 item 8: exports per token are bounded', () => {
+  it(`issue 12 item 8: a token runs at most ${MAX_EXPORTS_PER_TOKEN} exports at once; another is 429 until one ends; other tokens are not affected`, async () => {
+    const open = await Promise.all(
+      Array.from({ length: MAX_EXPORTS_PER_TOKEN }, () => openOverSocket('format=ndjson', large)),
+    );
+    for (const { response } of open) response.pause();
+    const refused = await getExport(h, 'format=csv', large.operatorToken);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(await refused.json()).toMatchObject({ code: 'too_many_exports' });
+    // Another token of another agent exports meanwhile.
+    const other = await getExport(h, 'format=csv', small.operatorToken);
+    expect(other.status).toBe(200);
+    await other.text();
+
+    // One export ends (read to its end): its slot is free again.
+    const first = open[0]!;
+    await first.received(() => first.response.resume());
+    const again = await getExport(h, 'format=csv', large.operatorToken);
+    expect(again.status).toBe(200);
+    await again.body!.cancel();
+    // A client that goes away gives its slot back too.
+    for (const { response } of open.slice(1)) response.destroy();
+    await expect
+      .poll(async () => {
+        const next = await getExport(h, 'format=csv', large.operatorToken);
+        await next.body?.cancel();
+        return next.status;
+      })
+      .toBe(200);
+  }, 60_000);
 });
 
 describe('issue 12 item 8: the database fails', () => {
