@@ -51,7 +51,7 @@ export function ExportMenu({ token, agentId, filter, failed }: ExportMenuProps) 
       <span class="export-label">Export</span>
       <button
         type="button"
-        class="btn btn-small"
+        class="btn btn-secondary btn-small"
         disabled={status.state === 'running'}
         onClick={() => start('ndjson')}
       >
@@ -59,7 +59,7 @@ export function ExportMenu({ token, agentId, filter, failed }: ExportMenuProps) 
       </button>
       <button
         type="button"
-        class="btn btn-small"
+        class="btn btn-secondary btn-small"
         disabled={status.state === 'running'}
         onClick={() => start('csv')}
       >
