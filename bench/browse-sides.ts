@@ -65,7 +65,7 @@ export function serviceSide(url: string, pid: number): Side {
     body: (op, after) =>
       JSON.stringify(
         op.key === 'types'
-          ? { query: TYPE_COUNTS_QUERY, variables: { window: WINDOW } }
+          ? { query: TYPE_COUNTS_QUERY, variables: { countFilter: { window: WINDOW } } }
           : {
               query: OLDER_PAGE_QUERY,
               variables: {
