@@ -177,7 +177,10 @@ export async function runFanoutBench(options: { databaseUrl: string; quick?: boo
   for (const [index, row] of rows.entries()) {
     if (rowNumbers && !rowNumbers.includes(index + 1)) continue;
     const chosen = { ...row, rates: rates ? row.rates.filter((rate) => rates.includes(rate)) : row.rates };
-    lines.push(...(await runRow(options.databaseUrl, chosen, seconds)));
+    const rowLines = await runRow(options.databaseUrl, chosen, seconds);
+    // Each row's figures as soon as it ends: a later row that fails does not take them with it.
+    for (const text of rowLines) process.stdout.write(`${text}\n`);
+    lines.push(...rowLines);
   }
-  return lines.join('\n');
+  return `fanout: ${lines.length} lines above`;
 }

@@ -137,6 +137,8 @@ export async function startServiceProcess(
     url: service.url,
     child: service.child,
     close: async () => {
+      // Idle keep-alive sockets to a stopped server would be reset with no request to fail (ECONNRESET).
+      keepAlive.destroy();
       await service.stop('SIGTERM');
     },
   };

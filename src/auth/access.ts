@@ -2,6 +2,8 @@
 // field needs — and the one place that answers "which agent does this read act for".
 import type { Caller } from './caller.js';
 import { ForbiddenError, InputError } from '../domain/errors.js';
+import { TRADING_DECISION } from '../domain/write-validation.js';
+import type { RecordReadFilter } from '../store/memory-record.js';
 
 /**
  * The scopes of a caller (`@pothos/plugin-scope-auth`). Each is a plain fact about the token; which
@@ -55,4 +57,13 @@ export function agentForRead(
     }
   }
   return caller.agentId;
+}
+
+/** Which records a caller may read by id: same agent; Trading runs only their own producer's decisions (§1). */
+export function memoryReadFilter(caller: Caller): RecordReadFilter {
+  if (caller.kind === 'admin') return {};
+  if (caller.kind === 'run' && caller.run.kind === 'TRADING') {
+    return { agentId: caller.agentId, producerId: caller.run.producerId, type: TRADING_DECISION };
+  }
+  return { agentId: caller.agentId };
 }

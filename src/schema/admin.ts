@@ -3,7 +3,9 @@ import * as admin from '../store/admin.js';
 import { importMemories } from '../service/import-memories.js';
 import { builder, refusal } from './builder.js';
 import { RunKindEnum, RunStatusEnum } from './enums.js';
-import { recordInputFields } from './memory.js';
+import { findRecordsByIds } from '../store/record-reads.js';
+import { MemoryRef, recordInputFields } from './memory.js';
+import { recordNeeds } from './record-needs.js';
 
 /** S1: the scheduler's operations and the operator tokens are the admin token's alone. */
 const adminOnly = {
@@ -261,19 +263,15 @@ builder.mutationFields((t) => ({
       return ctx.db.prisma.operatorToken.findUniqueOrThrow({ ...query, where: { id: args.id } });
     },
   }),
-  importMemories: t.prismaField({
+  importMemories: t.field({
     ...adminOnly,
-    type: ['Memory'],
+    type: [MemoryRef],
     description: 'Legacy records stored verbatim in one transaction (I1–I4); an error names the bad item.',
     args: { input: t.arg({ type: [ImportMemoryInputRef], required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
+    resolve: async (_root, { input }, ctx, info) => {
       const imported = await importMemories(ctx, input);
-      const rows = await ctx.db.prisma.memory.findMany({
-        ...query,
-        where: { id: { in: imported.map((memory) => memory.id) } },
-      });
-      const byId = new Map(rows.map((row) => [row.id, row]));
-      return imported.map((memory) => byId.get(memory.id)!);
+      const ids = imported.map((memory) => memory.id);
+      return findRecordsByIds(ctx.db.sql, null, ids, recordNeeds(info, ctx.caller));
     },
   }),
 }));

@@ -1,5 +1,4 @@
 // The operator browser (B1–B4): `memories` (filtered keyset pages) and `memoryTypes` (discovered types).
-import { queryFromInfo } from '@pothos/plugin-prisma';
 import { agentForRead } from '../auth/access.js';
 import { InputError } from '../domain/errors.js';
 import {
@@ -11,10 +10,11 @@ import {
 } from '../domain/memory-filter.js';
 import { MAX_FILTER_VALUES, MAX_SEARCH_TEXT } from '../domain/filter-fields.js';
 import { listMemoryPage, listMemoryTypes, type MemoryTypeCount } from '../store/browse.js';
-import { needsOf, type LoadedRecord } from '../store/record-rows.js';
+import type { CursorPosition } from '../domain/cursor.js';
 import { builder } from './builder.js';
 import { FreshnessEnum, RunKindEnum } from './enums.js';
-import { MemoryRef } from './memory.js';
+import { MemoryRef, type RecordShape } from './memory.js';
+import { recordNeeds } from './record-needs.js';
 
 export const RollingWindowEnum = builder.enumType('RollingWindow', {
   values: ['LAST_1H', 'LAST_6H', 'LAST_24H'] as const,
@@ -72,14 +72,18 @@ const ResolvedWindowRef = builder.objectRef<{ from: Date; to: Date }>('ResolvedW
 });
 
 export interface MemoryEdgeShape {
-  cursor: string;
-  node: LoadedRecord;
+  /** Encoded when selected (an MCP list or a count-only client never pays for it). */
+  cursor: () => string;
+  node: RecordShape;
 }
 
 /** Also the payload of live updates (`memoryAdded`). */
 export const MemoryEdgeRef = builder.objectRef<MemoryEdgeShape>('MemoryEdge').implement({
   fields: (t) => ({
-    cursor: t.exposeString('cursor', { description: 'Pass as `after` to continue below this record.' }),
+    cursor: t.string({
+      description: 'Pass as `after` to continue below this record.',
+      resolve: (edge) => edge.cursor(),
+    }),
     node: t.field({ type: MemoryRef, resolve: (edge) => edge.node }),
   }),
 });
@@ -138,23 +142,19 @@ builder.queryFields((t) => ({
         throw new InputError(`first must be between 1 and ${MAX_PAGE_SIZE}`, 'first');
       }
       const { filter, position, digest } = resolvePageFilter(agentId, args.filter, args.after, ctx.now());
-      // The node selection (instruments, links, provenance …) is planned, and loaded by the page's
-      // one statement; planning also tells the Memory fields that their data is there (no more loads).
-      const query = queryFromInfo({ context: ctx, info, typeName: 'Memory', path: ['edges', 'node'] });
-      const page = await listMemoryPage(ctx.db, agentId, filter, { first, after: position }, needsOf(query));
+      // The node selection (instruments, links, provenance …) is loaded by the page's one statement.
+      const needs = recordNeeds(info, ctx.caller, ['edges', 'node']);
+      const page = await listMemoryPage(ctx.db, agentId, filter, { first, after: position }, needs);
       const window = filter.window ? { from: filter.window.from, to: filter.window.to } : null;
+      // The seq makes a list edge's cursor a resume point for memoryAdded too (L2).
+      const cursorOf = (position: CursorPosition) => () => encodePageCursor({ position, window, digest });
       const edges = page.rows.map((node) => ({
-        cursor: encodePageCursor({
-          // The seq makes a list edge's cursor a resume point for memoryAdded too (L2).
-          position: { createdAt: node.createdAt, id: node.id, seq: Number(node.seq) },
-          window,
-          digest,
-        }),
+        cursor: cursorOf({ createdAt: node.createdAt, id: node.id, seq: node.seq }),
         node,
       }));
       return {
         edges,
-        pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null },
+        pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor() ?? null },
         window,
       };
     },

@@ -1,9 +1,10 @@
 // Memory.linkedFrom: what links to a record — the other direction of `links`, under the caller's read
 // rules (§1), so the operator page opens every record from every record that cites it.
+import { memoryReadFilter } from '../auth/access.js';
 import type { Caller } from '../auth/caller.js';
 import { backlinksArgs, type Backlink, type RecordReadFilter } from '../store/memory-record.js';
 import { builder } from './builder.js';
-import { MemoryRef, memoryReadFilter } from './memory.js';
+import { MemoryRef } from './memory.js';
 
 /** Every operation that answers a Memory has a caller (S3: no token is refused before execution). */
 function readableBy(caller: Caller | null): RecordReadFilter {
@@ -21,16 +22,14 @@ const MemoryBacklinkRef = builder.objectRef<Backlink>('MemoryBacklink').implemen
   }),
 });
 
-builder.prismaObjectField(MemoryRef, 'linkedFrom', (t) =>
+builder.objectField(MemoryRef, 'linkedFrom', (t) =>
   t.field({
     type: [MemoryBacklinkRef],
     description:
       'Links to this record from records the caller may read (as `memory(id)` decides: a Trading run sees only its own decisions), newest linking record first, at most 100. Corrections of this record have linkType `corrects`.',
-    // Loaded by the statement that reads the record (record-rows.ts), or by Prisma for imports.
-    select: (_args, ctx) => ({ linkedBy: backlinksArgs(readableBy(ctx.caller)) }),
+    // Loaded by the statement that reads the record (record-rows.ts, asked by recordNeeds).
     resolve: async (memory, _args, ctx) => {
-      const loaded = memory.linkedBy as Backlink[] | undefined;
-      if (loaded) return loaded;
+      if (memory.linkedBy) return memory.linkedBy;
       // A record answered by a write is not read back: a new one has no links to it yet, a retry's
       // (W8) may have some.
       const readable = readableBy(ctx.caller);

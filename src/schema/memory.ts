@@ -1,7 +1,6 @@
 // The Memory record (§1), its reads (`memory`) and the write mutation (`createMemory`, W1–W8).
 import type { SchemaTypes } from '@pothos/core';
-import { queryFromInfo } from '@pothos/plugin-prisma';
-import type { Caller } from '../auth/caller.js';
+import { memoryReadFilter } from '../auth/access.js';
 import {
   IdempotencyConflictError,
   InvalidMemoryLinkError,
@@ -12,18 +11,12 @@ import {
 } from '../domain/errors.js';
 import { freshnessAt } from '../domain/expiry.js';
 import type { MemoryLink, Provenance } from '../domain/types.js';
-import { TRADING_DECISION } from '../domain/write-validation.js';
 import { writeMemory, type WrittenMemory } from '../service/write-memory.js';
-import {
-  instrumentsSelect,
-  linksSelect,
-  provenanceSelect,
-  toProvenance,
-  type RecordReadFilter,
-} from '../store/memory-record.js';
+import { toProvenance } from '../store/memory-record.js';
 import { findRecord } from '../store/record-reads.js';
-import { needsOf } from '../store/record-rows.js';
+import type { LoadedRecord } from '../store/record-rows.js';
 import { builder, refusal } from './builder.js';
+import { recordNeeds } from './record-needs.js';
 import { FreshnessEnum, MemoryScopeEnum, RunKindEnum, RunStatusEnum } from './enums.js';
 
 export const ProvenanceRef = builder.objectRef<Provenance>('Provenance').implement({
@@ -46,11 +39,19 @@ export const MemoryLinkRef = builder.objectRef<MemoryLink>('MemoryLink').impleme
   }),
 });
 
-export const MemoryRef = builder.prismaObject('Memory', {
+/** A record as a resolver answers it: the parts its selection needs are loaded (./record-needs.ts). */
+export type RecordShape = Omit<LoadedRecord, 'seq'>;
+
+/** A part the selection needed but the resolver did not load is a bug, never a silent null. */
+function loaded<T>(value: T | undefined, part: string): T {
+  if (value === undefined) throw new Error(`Memory.${part} was selected but not loaded`);
+  return value;
+}
+
+export const MemoryRef = builder.objectRef<RecordShape>('Memory').implement({
   description: 'One immutable record of an agent.',
-  // Select mode: a page of records loads only the columns the query asks for (content and
-  // metadata can be large).
-  select: { id: true },
+  // Plain fields over the loaded row: what a page needs is worked out once per document
+  // (recordNeeds) and read by one statement; no per-field planning or loading.
   fields: (t) => ({
     id: t.expose('id', { type: 'UUID' }),
     agentId: t.expose('agentId', { type: 'UUID' }),
@@ -58,11 +59,10 @@ export const MemoryRef = builder.prismaObject('Memory', {
     scope: t.expose('scope', { type: MemoryScopeEnum }),
     instruments: t.stringList({
       description: 'Targeted instruments in written order (empty for agent-wide records).',
-      select: { targets: instrumentsSelect },
-      resolve: (memory) => memory.targets.map((target) => target.instrumentId),
+      resolve: (memory) => loaded(memory.targets, 'instruments').map((target) => target.instrumentId),
     }),
-    content: t.exposeString('content'),
-    metadata: t.expose('metadata', { type: 'JSON' }),
+    content: t.string({ resolve: (memory) => loaded(memory.content, 'content') }),
+    metadata: t.field({ type: 'JSON', resolve: (memory) => loaded(memory.metadata, 'metadata') }),
     timeframe: t.exposeString('timeframe', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true }),
@@ -70,32 +70,20 @@ export const MemoryRef = builder.prismaObject('Memory', {
     freshness: t.field({
       type: FreshnessEnum,
       description: 'FRESH while now < expiresAt or without expiry; evaluated now.',
-      select: { expiresAt: true },
       resolve: (memory, _args, ctx) => freshnessAt(memory.expiresAt, ctx.now()),
     }),
     provenance: t.field({
       type: ProvenanceRef,
       nullable: true,
       description: 'Null only for imported records without run provenance.',
-      select: { sourceRun: { select: provenanceSelect } },
-      resolve: (memory) => (memory.sourceRun ? toProvenance(memory.sourceRun) : null),
+      resolve: (memory) => {
+        const run = loaded(memory.sourceRun, 'provenance');
+        return run ? toProvenance(run) : null;
+      },
     }),
-    links: t.field({
-      type: [MemoryLinkRef],
-      select: { links: linksSelect },
-      resolve: (memory) => memory.links,
-    }),
+    links: t.field({ type: [MemoryLinkRef], resolve: (memory) => loaded(memory.links, 'links') }),
   }),
 });
-
-/** Which records a caller may read by id: same agent; Trading runs only their own producer's decisions (§1). */
-export function memoryReadFilter(caller: Caller): RecordReadFilter {
-  if (caller.kind === 'admin') return {};
-  if (caller.kind === 'run' && caller.run.kind === 'TRADING') {
-    return { agentId: caller.agentId, producerId: caller.run.producerId, type: TRADING_DECISION };
-  }
-  return { agentId: caller.agentId };
-}
 
 builder.queryField('memory', (t) =>
   // Any authenticated token may ask; a record it may not read answers null, like an unknown id (S1).
@@ -106,12 +94,7 @@ builder.queryField('memory', (t) =>
     args: { id: t.arg({ type: 'UUID', required: true }) },
     // One statement with what the selection needs; planning it tells the fields their data is there.
     resolve: (_root, { id }, ctx, info) =>
-      findRecord(
-        ctx.db.sql,
-        id,
-        needsOf(queryFromInfo({ context: ctx, info })),
-        memoryReadFilter(ctx.caller),
-      ),
+      findRecord(ctx.db.sql, id, recordNeeds(info, ctx.caller), memoryReadFilter(ctx.caller)),
   }),
 );
 
@@ -151,13 +134,8 @@ const CreateMemorySuccessRef = builder.objectRef<WrittenMemory>('CreateMemorySuc
   fields: (t) => ({
     memory: t.field({
       type: MemoryRef,
-      // The write already holds the whole record (a fresh one as stored, a retry as read once). The
-      // selection is planned anyway: it tells the record's fields that their data is loaded.
-      // (A prismaField would hand over a query that the write rightly leaves unused.)
-      resolve: (written, _args, ctx, info) => {
-        queryFromInfo({ context: ctx, info });
-        return written.record;
-      },
+      // The write already holds the whole record (a fresh one as stored, a retry as read once).
+      resolve: (written) => written.record,
     }),
     expiresAt: t.field({
       type: 'DateTime',

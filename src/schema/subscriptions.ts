@@ -1,5 +1,4 @@
 // Subscription.memoryAdded (L1–L2): the same filter and cursors as the `memories` list.
-import { queryFromInfo } from '@pothos/plugin-prisma';
 import { agentForRead } from '../auth/access.js';
 import { InputError } from '../domain/errors.js';
 import { parseAfterCursor, resolveFilter } from '../domain/memory-filter.js';
@@ -8,7 +7,8 @@ import { MemoryAddedSource } from '../realtime/memory-added.js';
 import type { Database } from '../store/db.js';
 import { seqBeforePosition } from '../store/browse.js';
 import { findRecord } from '../store/record-reads.js';
-import { needsKey, needsOf } from '../store/record-rows.js';
+import { needsKey } from '../store/record-rows.js';
+import { recordNeeds } from './record-needs.js';
 import { builder } from './builder.js';
 import { MemoryEdgeRef, MemoryFilterRef } from './browser.js';
 
@@ -57,10 +57,9 @@ builder.subscriptionField('memoryAdded', (t) =>
       });
     },
     // Every subscriber whose selection needs the same parts shares one read of the new record
-    // (fan-out): one statement with its targets, links and provenance. Planning the selection tells
-    // the Memory fields that their data is loaded.
+    // (fan-out): one statement with its targets, links and provenance.
     resolve: async (record, _args, ctx, info) => {
-      const needs = needsOf(queryFromInfo({ context: ctx, info, typeName: 'Memory', path: ['node'] }));
+      const needs = recordNeeds(info, ctx.caller, ['node']);
       // The read rules' values are part of what is loaded (linkedFrom), not of the statement's name.
       const key = `${record.id}:${needsKey(needs)}:${JSON.stringify(needs.backlinks)}`;
       const node = await ctx.sharedLoads.get(key, async () => {
@@ -68,7 +67,7 @@ builder.subscriptionField('memoryAdded', (t) =>
         if (!loaded) throw new Error(`memory ${record.id} was announced but is not stored`);
         return loaded;
       });
-      return { cursor: encodeCursor(record), node };
+      return { cursor: () => encodeCursor(record), node };
     },
   }),
 );

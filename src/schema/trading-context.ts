@@ -1,5 +1,4 @@
 // The trading context (C1–C10) and the decision audit (T3): what an agent knew for an instrument at an instant.
-import { queryFromInfo } from '@pothos/plugin-prisma';
 import { agentForRead } from '../auth/access.js';
 import type { Caller } from '../auth/caller.js';
 import { requireStorableText } from '../domain/errors.js';
@@ -12,11 +11,11 @@ import {
 } from '../service/trading-context.js';
 import { findDecisionForAudit, type ContextQuery, type DecisionForAudit } from '../store/trading-context.js';
 import { findRecord, findRecordsByIds, listLearnings } from '../store/record-reads.js';
-import { needsOf } from '../store/record-rows.js';
 import type { Database } from '../store/db.js';
 import { builder, refusal } from './builder.js';
 import { MemoryScopeEnum } from './enums.js';
 import { MemoryLinkRef, MemoryRef, ProvenanceRef } from './memory.js';
+import { recordNeeds } from './record-needs.js';
 
 const ContextStatusEnum = builder.enumType('ContextStatus', {
   description: 'C3: DISABLED if the producer is disabled at `at`, else STALE if expired at `at`, else FRESH.',
@@ -115,9 +114,9 @@ const TradingContextRef = builder.objectRef<TradingContextSource>('TradingContex
       type: [MemoryRef],
       description:
         'The agent’s agent_learnings, agent-wide or for this instrument, newest first, at most 20 (C10).',
-      // One statement with what the selection needs; planning it tells the fields their data is there.
+      // One statement with what the selection needs.
       resolve: (context, _args, ctx, info) =>
-        listLearnings(ctx.db.sql, context, needsOf(queryFromInfo({ context: ctx, info }))),
+        listLearnings(ctx.db.sql, context, recordNeeds(info, ctx.caller)),
     }),
   }),
 });
@@ -152,11 +151,7 @@ const DecisionAuditRef = builder.objectRef<DecisionForAudit>('DecisionAudit').im
     decision: t.field({
       type: MemoryRef,
       resolve: async (audit, _args, ctx, info) => {
-        const decision = await findRecord(
-          ctx.db.sql,
-          audit.id,
-          needsOf(queryFromInfo({ context: ctx, info })),
-        );
+        const decision = await findRecord(ctx.db.sql, audit.id, recordNeeds(info, ctx.caller));
         if (!decision) throw new Error(`decision ${audit.id} is no longer stored`); // as findUniqueOrThrow did
         return decision;
       },
@@ -165,12 +160,7 @@ const DecisionAuditRef = builder.objectRef<DecisionForAudit>('DecisionAudit').im
       type: [MemoryRef],
       description: 'Every record the decision links, in link order (each once).',
       resolve: (audit, _args, ctx, info) =>
-        findRecordsByIds(
-          ctx.db.sql,
-          audit.agentId,
-          audit.linkedIds,
-          needsOf(queryFromInfo({ context: ctx, info })),
-        ),
+        findRecordsByIds(ctx.db.sql, audit.agentId, audit.linkedIds, recordNeeds(info, ctx.caller)),
     }),
     contexts: t.field({
       type: [TradingContextRef],

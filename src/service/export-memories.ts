@@ -6,13 +6,10 @@ import type { ResolvedFilter } from '../domain/memory-filter.js';
 import { committedSeq, listMemoryPage } from '../store/browse.js';
 import type { Database } from '../store/db.js';
 import type { MemoryRecord } from '../store/memory-record.js';
-import { needsOf, type LoadedRecord } from '../store/record-rows.js';
+import { WHOLE_RECORD, type LoadedRecord } from '../store/record-rows.js';
 
 /** Records per statement: a page is what the export holds in memory (≈ 100 × a record's size, W7 bounds it). */
 export const EXPORT_PAGE_SIZE = 100;
-
-/** No planned selection: every part of the record (content, metadata, targets, links, provenance). */
-const WHOLE_RECORD = needsOf({});
 
 /** A record loaded with WHOLE_RECORD is the whole record shape; anything else is a loader bug. */
 function wholeRecord(row: LoadedRecord): MemoryRecord {

@@ -146,13 +146,23 @@ function pgSql(pool: pg.Pool, onStatement: StatementListener | undefined): Direc
   };
 }
 
+/**
+ * PGlite's own timestamp parsers read years below 100 as 19xx/20xx (`0099-12-31` ⇒ 1999); pg's
+ * parsers (postgres-date) read every year PostgreSQL stores, so both drivers answer the same instant (W10).
+ */
+const PGLITE_PARSERS = {
+  1114: pg.types.getTypeParser(1114, 'text'),
+  1184: pg.types.getTypeParser(1184, 'text'),
+};
+
 function pgliteSql(pglite: PGlite, onStatement: StatementListener | undefined): DirectSql {
   const observed = observedBy(onStatement);
   // PGlite sends BEGIN and COMMIT/ROLLBACK itself; an observer hears them as on pg's path.
   const boundary = (text: 'BEGIN' | 'COMMIT' | 'ROLLBACK') => onStatement?.({ via: 'sql', text });
   return {
     sql: observed({
-      query: async <T>(text: string, params: unknown[] = []) => (await pglite.query<T>(text, params)).rows,
+      query: async <T>(text: string, params: unknown[] = []) =>
+        (await pglite.query<T>(text, params, { parsers: PGLITE_PARSERS })).rows,
     }),
     async sqlTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
       boundary('BEGIN');
@@ -162,7 +172,7 @@ function pgliteSql(pglite: PGlite, onStatement: StatementListener | undefined): 
           work(
             observed({
               query: async <R>(text: string, params: unknown[] = []) =>
-                (await tx.query<R>(text, params)).rows,
+                (await tx.query<R>(text, params, { parsers: PGLITE_PARSERS })).rows,
             }),
           ),
         );

@@ -26,21 +26,22 @@ export async function findRecord(
   return record ?? null;
 }
 
-/** The records of `agentId` among `ids`, in the order of `ids` (each once); unknown ids are skipped. */
+/** The records among `ids` (of `agentId` when given), in the order of `ids` (each once); unknown ids are skipped. */
 export async function findRecordsByIds(
   sql: Sql,
-  agentId: string,
+  agentId: string | null,
   ids: string[],
   needs: RecordNeeds,
 ): Promise<LoadedRecord[]> {
   if (ids.length === 0) return [];
   const query = {
     name: 'record',
-    where: 'm.id = ANY($1::uuid[]) AND m."agentId" = $2',
+    where: agentId === null ? 'm.id = ANY($1::uuid[])' : 'm.id = ANY($1::uuid[]) AND m."agentId" = $2',
     order: '',
     limit: '',
   } as const;
-  const records = await loadRecords(sql, needs, query, [ids, agentId], 'ids');
+  const values = agentId === null ? [ids] : [ids, agentId];
+  const records = await loadRecords(sql, needs, query, values, agentId === null ? 'ids_any' : 'ids');
   const byId = new Map(records.map((record) => [record.id, record]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }

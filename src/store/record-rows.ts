@@ -2,13 +2,7 @@
 // links and provenance as correlated subqueries and joins, converted to the one record shape
 // (./memory-record.ts) — instead of one Prisma statement per relation.
 import type { Sql } from './db.js';
-import {
-  BACKLINKS_LIMIT,
-  memoryRecordSelect,
-  type Backlink,
-  type MemoryRecord,
-  type RecordReadFilter,
-} from './memory-record.js';
+import { BACKLINKS_LIMIT, type Backlink, type MemoryRecord, type RecordReadFilter } from './memory-record.js';
 import type { Prisma } from './generated/prisma/client.js';
 
 /** What a selection needs beyond the small columns, which are always loaded (cheap). */
@@ -31,7 +25,8 @@ export type LoadedRecord = Omit<MemoryRecord, Optional> &
 
 type Part = Exclude<keyof RecordNeeds, 'backlinks'>;
 const PARTS: Part[] = ['content', 'metadata', 'targets', 'links', 'provenance'];
-const ALL: RecordNeeds = {
+/** Everything a record has (an export, an import's answer); `linkedFrom` has its own read rules. */
+export const WHOLE_RECORD: RecordNeeds = {
   content: true,
   metadata: true,
   targets: true,
@@ -39,46 +34,6 @@ const ALL: RecordNeeds = {
   provenance: true,
   backlinks: null,
 };
-
-const NEED_OF_KEY: Partial<Record<string, Part>> = {
-  content: 'content',
-  metadata: 'metadata',
-  targets: 'targets',
-  links: 'links',
-  sourceRun: 'provenance',
-};
-
-/** The small columns of the one record shape: loaded whatever is selected (a few bytes each). */
-const SMALL_COLUMNS = new Set(Object.keys(memoryRecordSelect).filter((key) => !NEED_OF_KEY[key]));
-
-/**
- * What Pothos' planned query for a Memory asks for. A key this loader does not know (a relation
- * added to Memory later) is an error, not a silent gap: Pothos would read it from the row unloaded.
- */
-export function needsOf(query: { select?: Prisma.MemorySelect }): RecordNeeds {
-  if (!query.select) return ALL;
-  const needs: RecordNeeds = {
-    content: false,
-    metadata: false,
-    targets: false,
-    links: false,
-    provenance: false,
-    backlinks: null,
-  };
-  for (const [key, value] of Object.entries(query.select)) {
-    if (!value || SMALL_COLUMNS.has(key)) continue;
-    // `linkedFrom` plans Prisma's args of the relation (memory-record.ts backlinksArgs): its
-    // `where` carries the caller's read rules for the linking records.
-    if (key === 'linkedBy') {
-      needs.backlinks = (value as { where?: { memory?: RecordReadFilter } }).where?.memory ?? {};
-      continue;
-    }
-    const need = NEED_OF_KEY[key];
-    if (!need) throw new Error(`the record loader cannot load Memory.${key}`);
-    needs[need] = true;
-  }
-  return needs;
-}
 
 const READ_RULES = ['agentId', 'producerId', 'type'] as const;
 

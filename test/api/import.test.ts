@@ -52,6 +52,21 @@ describe('importMemories (I1–I4)', () => {
     expect(record!.provenance).toBeNull();
   });
 
+  it('I1, W10: an instant before year 100 reads back as stored, on both drivers (PGlite’s own parser made 0099 1999)', async () => {
+    const createdAt = '0099-12-31T23:59:59.999Z';
+    const { importMemories } = await h.ok<{ importMemories: { id: string; createdAt: string }[] }>(IMPORT, {
+      input: [item({ createdAt })],
+    });
+    expect(importMemories[0]!.createdAt).toBe(createdAt);
+    const read = await h.ok<{ memory: { createdAt: string } }>(
+      'query($id: UUID!) { memory(id: $id) { createdAt } }',
+      {
+        id: importMemories[0]!.id,
+      },
+    );
+    expect(read.memory.createdAt).toBe(createdAt);
+  });
+
   it('X9/X10: provenance-bearing legacy records expire by timeframe; records without provenance never', async () => {
     const run = await startRun(h, fx.producers.analysis!.id, '2026-01-01T06:00:00Z');
     const { importMemories } = await h.ok<{ importMemories: Record<string, any>[] }>(IMPORT, {

@@ -386,7 +386,7 @@ describe('round trips', () => {
           "sql: SELECT 1 FROM Agent WHERE id = $",
           "sql: WITH writer, selected, linkable, valid, next, m, t, l SELECT (SELECT id FROM m) AS id, (SELECT seq::text FROM m) AS seq, (SELECT status FROM writer) AS run_status, selected.ids AS selected, link…",
           "sql: COMMIT",
-          "prisma: SELECT id FROM Memory WHERE id IN ($…) OFFSET $",
+          "sql: WITH record SELECT m.* FROM record m",
         ],
       }
     `);
