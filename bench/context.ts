@@ -313,18 +313,17 @@ entry AS MATERIALIZED (
     FROM kept k JOIN "Memory" m ON m.id = k.id JOIN producer pr ON pr.id = m."producerId"
 ),
 correction_candidate AS (
+  -- C11: only corrections of a kept record, found through the links to the entries.
   SELECT m.id, m."sourceRunId", m."producerId", m.type, m.scope, m."createdAt", m."expiresAt",
          m.content, m.metadata, m.timeframe,
          ARRAY(SELECT DISTINCT l."targetMemoryId" FROM "MemoryLink" l
                 WHERE l."memoryId" = m.id AND l."linkType" = 'corrects' ORDER BY 1) AS targets
-    FROM (SELECT t."memoryId" AS id FROM "MemoryTarget" t
-           WHERE t."agentId" = $1 AND t."instrumentId" = $2 AND t."runKind" = 'ANALYSIS' AND t."isCorrection" = true
-             AND t."createdAt" <= $3
-          UNION ALL
-          SELECT m.id FROM "Memory" m
-           WHERE m."agentId" = $1 AND m."runKind" = 'ANALYSIS' AND m.scope = 'AGENT' AND m."isCorrection" = true
-             AND m."createdAt" <= $3) c
-    JOIN "Memory" m ON m.id = c.id
+    FROM "Memory" m
+   WHERE m.id IN (SELECT l."memoryId" FROM "MemoryLink" l
+                   WHERE l."targetMemoryId" IN (SELECT id FROM entry) AND l."linkType" = 'corrects')
+     AND m."agentId" = $1 AND m."runKind" = 'ANALYSIS' AND m."isCorrection" AND m."createdAt" <= $3
+     AND (m.scope = 'AGENT' OR EXISTS (
+           SELECT 1 FROM "MemoryTarget" t WHERE t."memoryId" = m.id AND t."instrumentId" = $2))
 ),
 correction AS MATERIALIZED (
   SELECT c.*, CASE WHEN o.current = 0 THEN 'SUPERSEDED' WHEN c."expiresAt" <= $3 THEN 'STALE' ELSE 'FRESH' END AS status,

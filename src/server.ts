@@ -3,7 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
-import { describeAuthFailure, MISSING } from './auth/caller.js';
+import { describeAuthFailure, MISSING, RunIdentities } from './auth/caller.js';
 import { schema } from './schema/index.js';
 import type { GraphQLContext } from './schema/context.js';
 import { boundedMasking, maskErrors, requestError } from './schema/errors.js';
@@ -62,6 +62,7 @@ type InitialContext = { request?: Request } & Partial<SocketOperationContext>;
 /** What the Yoga instance is built from besides `deps`. */
 interface YogaParts {
   authGate: AuthGate;
+  identities: RunIdentities;
   sessions: TokenSessions;
   metrics: Metrics;
   now: () => Date;
@@ -131,7 +132,7 @@ function createYogaApp(deps: ServerDeps, parts: YogaParts): Server['yoga'] {
       ...(deps.graphiql !== false ? [graphiqlAssetsPlugin()] : []),
       ...(deps.introspection === false ? [introspectionOff] : []),
       boundValidationErrors,
-      httpRoutes({ ...deps, now, metrics }),
+      httpRoutes({ ...deps, now, metrics, identities: parts.identities }),
       sharedSubscriptions(parts.fanout),
       parts.authGate.plugin,
       // After the gate: MCP tools run the API's own operations in-process, as the caller.
@@ -173,8 +174,15 @@ export function createServer(deps: ServerDeps): Server {
   // The WebSocket server exists only below; the gauge reads it when scraped.
   let openSockets = () => 0;
   const maskError = boundedMasking(maskErrors(deps.logger));
+  const identities = new RunIdentities();
   const parts: YogaParts = {
-    authGate: createAuthGate({ ...deps, graphqlEndpoint: '/graphql', tokenOnlyPaths: [MCP_PATH] }),
+    authGate: createAuthGate({
+      ...deps,
+      graphqlEndpoint: '/graphql',
+      tokenOnlyPaths: [MCP_PATH],
+      identities,
+    }),
+    identities,
     sessions,
     metrics: new Metrics({ openSockets: () => openSockets(), pool: deps.db.pool }),
     now: deps.now ?? (() => new Date()),

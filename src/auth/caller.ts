@@ -8,7 +8,17 @@ import { hashToken, tokensEqual } from '../domain/tokens.js';
 export type Caller =
   | { kind: 'admin'; tokenKey: string }
   | { kind: 'operator'; agentId: string; tokenKey: string; operatorTokenId: string }
-  | { kind: 'run'; agentId: string; run: RunIdentity & { producerName: string }; tokenKey: string };
+  | {
+      kind: 'run';
+      agentId: string;
+      run: RunIdentity & { producerName: string };
+      tokenKey: string;
+      /**
+       * The identity came from RunIdentities without reading the run's status: only a write may act
+       * on it, whose insert checks RUNNING atomically (W9); anything else checks first (requireRunning).
+       */
+      statusUnchecked?: true;
+    };
 
 /**
  * Why no caller: `missing` (no token sent), `unknown` (not a token of this service) or `inactive`
@@ -26,6 +36,67 @@ const UNKNOWN: CallerResolution = { caller: null, failure: { reason: 'unknown' }
 export function describeAuthFailure(failure: AuthFailure | null): string | null {
   if (!failure || failure.reason === 'missing') return null;
   return failure.reason === 'unknown' ? 'unknown token' : failure.detail;
+}
+
+type RunCaller = Extract<Caller, { kind: 'run' }>;
+
+/** Most run tokens this process remembers (a run writes a handful of records; runs are short). */
+export const MAX_REMEMBERED_RUNS = 10_000;
+
+/**
+ * Run-token identities already read (issue 14: a write in one round trip). A run's identity —
+ * agent, producer, kind, schedule, evidence boundary — never changes; its status does, so it is
+ * never remembered: the caller comes back `statusUnchecked`. Oldest first out when full.
+ */
+export class RunIdentities {
+  private readonly runs = new Map<string, RunCaller>();
+
+  constructor(private readonly max = MAX_REMEMBERED_RUNS) {}
+
+  get(tokenKey: string): RunCaller | undefined {
+    return this.runs.get(tokenKey);
+  }
+
+  remember(caller: RunCaller): void {
+    if (this.runs.has(caller.tokenKey)) return;
+    if (this.runs.size >= this.max) this.runs.delete(this.runs.keys().next().value!);
+    this.runs.set(caller.tokenKey, caller);
+  }
+}
+
+/**
+ * resolveCaller, except that a run token whose identity this process has read comes back without a
+ * statement, `statusUnchecked` (W9: its write checks the status atomically; S6: anything else calls
+ * requireRunning first).
+ */
+export async function resolveCallerDeferringStatus(
+  db: Database,
+  token: string | null,
+  adminToken: string,
+  identities: RunIdentities,
+): Promise<CallerResolution> {
+  if (token?.startsWith('run_') && !tokensEqual(token, adminToken)) {
+    const known = identities.get(hashToken(token));
+    if (known) return { caller: { ...known, statusUnchecked: true }, failure: null };
+  }
+  const resolution = await resolveCaller(db, token, adminToken);
+  if (resolution.caller?.kind === 'run') identities.remember(resolution.caller);
+  return resolution;
+}
+
+/**
+ * S6, W9 for a caller resolved `statusUnchecked`: the resolution as resolveCaller gives it now — the
+ * same caller when its run is still RUNNING, else the refusal (`run … is FINISHED`).
+ */
+export async function requireRunning(db: Database, caller: Caller): Promise<CallerResolution> {
+  if (caller.kind !== 'run' || !caller.statusUnchecked) return { caller, failure: null };
+  const run = await findRunByTokenHash(db.sql, caller.tokenKey);
+  if (!run) return UNKNOWN;
+  if (run.status !== 'RUNNING') {
+    return { caller: null, failure: { reason: 'inactive', detail: `run ${run.id} is ${run.status}` } };
+  }
+  const { statusUnchecked: _unchecked, ...checked } = caller;
+  return { caller: checked, failure: null };
 }
 
 export async function resolveCaller(

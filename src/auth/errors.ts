@@ -12,7 +12,9 @@ export function unauthenticated(reason?: string | null): GraphQLError {
   return toGraphQLError(new UnauthenticatedError(reason));
 }
 
-/** A server fault as callers see it: generic, leaking nothing (W5); the cause is logged, never sent. */
-export function internalError(): GraphQLError {
-  return new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+/** A server fault as callers see it: generic, leaking nothing (W5); the cause is logged, never sent.
+ * `status`: the HTTP status to answer with when this error alone is the result (Yoga reads and drops it). */
+export function internalError(status?: number): GraphQLError {
+  const http = status === undefined ? {} : { http: { status } };
+  return new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR', ...http } });
 }

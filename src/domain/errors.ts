@@ -41,8 +41,12 @@ export class UnauthenticatedError extends ServiceError {
 /** W9: the writing run is no longer RUNNING (finished while the write was on its way); REST answers 401. */
 export class RunNotRunningError extends ServiceError {
   readonly code = 'UNAUTHENTICATED';
+  /** What the refusal says after "Not authenticated: " (the gate's words for an inactive run, L4). */
+  readonly detail: string;
   constructor(runId: string | null, status: string | null) {
-    super(`Not authenticated: run ${runId ?? 'unknown'} is ${status ?? 'unknown'}`);
+    const detail = `run ${runId ?? 'unknown'} is ${status ?? 'unknown'}`;
+    super(`Not authenticated: ${detail}`);
+    this.detail = detail;
   }
 }
 

@@ -25,8 +25,17 @@ const ROLLING_HOURS: Record<RollingWindow, number> = { LAST_1H: 1, LAST_6H: 6, L
 const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 const HOUR_MS = 3_600_000;
 
+/** Zone names already checked (luxon builds an Intl.DateTimeFormat per check: 1.5 % of a page's CPU). */
+const checkedZones = new Map<string, boolean>();
+const MAX_CHECKED_ZONES = 1_000;
+
 export function isValidTimeZone(zone: string): boolean {
-  return zone.length > 0 && IANAZone.isValidZone(zone);
+  const known = checkedZones.get(zone);
+  if (known !== undefined) return known;
+  const valid = zone.length > 0 && IANAZone.isValidZone(zone);
+  // Bounded: a stranger's made-up names must not grow it (the first ones stay; later ones are checked each time).
+  if (checkedZones.size < MAX_CHECKED_ZONES) checkedZones.set(zone, valid);
+  return valid;
 }
 
 // B3: a strictly formatted, real calendar date (2026-02-30 is rejected, not rolled over).

@@ -96,7 +96,7 @@ function maxExpiry(a: Date | null, b: Date | null): Date | null {
   return a.getTime() >= b.getTime() ? a : b;
 }
 
-/** C2–C7 over candidates already filtered by C1 (agent, Analysis, scope/instrument, createdAt <= at); `enabledAt(producerId)` answers producer enablement at `at`. */
+/** C2–C7 and C11 over candidates already filtered by C1 (agent, Analysis, scope/instrument, createdAt <= at); `enabledAt(producerId)` answers producer enablement at `at`. */
 export function decideTradingContext<E extends ContextCandidate, K extends CorrectionCandidate>(input: {
   at: Date;
   candidates: E[];
@@ -129,7 +129,11 @@ export function decideTradingContext<E extends ContextCandidate, K extends Corre
     createdAt: record.createdAt,
     id: record.id,
   }));
-  const kept = latestBy(normalised, (c) => JSON.stringify([c.record.producerId, c.record.scope, c.targets]));
+  // C11: a correction stays listed only while one of its originals is a kept entry (any status).
+  const keptIds = new Set(entries.map((e) => e.record.id.toLowerCase()));
+  const kept = latestBy(normalised, (c) =>
+    JSON.stringify([c.record.producerId, c.record.scope, c.targets]),
+  ).filter((c) => c.targets.some((t) => keptIds.has(t)));
 
   const corrections = orderFreshFirst(
     kept.map(({ record, targets }): ContextCorrectionDecision<K> => {

@@ -3,12 +3,19 @@
 // except small introspection-only documents (GraphiQL needs them), parsed under strict limits.
 import { GraphQLError, Kind, parse, type DocumentNode, type SelectionSetNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { describeAuthFailure, resolveCaller, type CallerResolution } from '../auth/caller.js';
+import {
+  describeAuthFailure,
+  resolveCaller,
+  resolveCallerDeferringStatus,
+  type CallerResolution,
+  type RunIdentities,
+} from '../auth/caller.js';
 import { internalError, unauthenticated } from '../auth/errors.js';
 import { bearerToken } from '../auth/tokens.js';
 import type { Logger } from '../logger.js';
 import { logError } from '../log-policy.js';
 import type { Database } from '../store/db.js';
+import { statusAtExecution, statusBeforeParse } from './deferred-run-status.js';
 import { noteCaller } from './request-log.js';
 
 /** Anonymous introspection: at most this many bytes in the body and tokens in the document. */
@@ -35,6 +42,8 @@ export function createAuthGate(deps: {
   logger: Logger;
   /** Paths where every request, whatever its method or size, needs a token (no anonymous introspection). */
   tokenOnlyPaths?: readonly string[];
+  /** Run identities this process has read: a write of a known run needs no lookup (issue 14). */
+  identities: RunIdentities;
 }): AuthGate {
   const resolutions = new WeakMap<Request, CallerResolution>();
   const refuse = (resolution: CallerResolution) => unauthenticated(describeAuthFailure(resolution.failure));
@@ -49,12 +58,15 @@ export function createAuthGate(deps: {
       )
         return;
       let resolution: CallerResolution;
+      const token = bearerToken(request.headers.get('authorization'));
       try {
-        resolution = await resolveCaller(
-          deps.db,
-          bearerToken(request.headers.get('authorization')),
-          deps.adminToken,
-        );
+        // A known run's small POST may be a write, whose insert checks the run's status (W9): its
+        // status is checked below only if the document turns out to be anything else (S6). Small:
+        // such a caller costs no more parsing than an anonymous introspection (S3).
+        resolution =
+          !tokenOnly && request.method === 'POST' && hasSmallBody(request)
+            ? await resolveCallerDeferringStatus(deps.db, token, deps.adminToken, deps.identities)
+            : await resolveCaller(deps.db, token, deps.adminToken);
       } catch (error) {
         // The database did not answer: a generic error that leaks nothing (W5).
         logError(deps.logger, error, 'resolving the caller');
@@ -72,7 +84,7 @@ export function createAuthGate(deps: {
         endResponse(json(fetchAPI, 401, { errors: [refuse(resolution).toJSON()] }));
       }
     },
-    onParams({ request, params, setResult }) {
+    async onParams({ request, params, setResult }) {
       if ((params.query?.length ?? 0) > MAX_DOCUMENT_BYTES) {
         const tooLarge = new GraphQLError(
           `The document is larger than ${MAX_DOCUMENT_BYTES} bytes; pass values as variables`,
@@ -80,14 +92,29 @@ export function createAuthGate(deps: {
         );
         return setResult({ errors: [tooLarge] });
       }
-      const resolution = resolutions.get(request);
+      let resolution = resolutions.get(request);
       // A GraphQL request the gate did not see (an unusual spelling of the path) is refused too.
       if (!resolution) return setResult({ errors: [unauthenticated(null)] });
+      try {
+        resolution = await statusBeforeParse(deps.db, resolution, params.query);
+      } catch (error) {
+        noteCaller('unverified'); // as when the first lookup fails: the caller was not established
+        logError(deps.logger, error, 'resolving the caller');
+        return setResult({ errors: [internalError(500)] });
+      }
+      resolutions.set(request, resolution);
       if (resolution.caller) return;
       if (!isSmallIntrospection(params.query)) setResult({ errors: [refuse(resolution)] });
     },
+    ...statusAtExecution(deps.db, refuse),
   };
   return { plugin, resolutionOf: (request) => resolutions.get(request) };
+}
+
+/** A POST whose declared body is at most ANONYMOUS_MAX_BYTES. */
+function hasSmallBody(request: Request): boolean {
+  const length = request.headers.get('content-length');
+  return length !== null && Number(length) <= ANONYMOUS_MAX_BYTES;
 }
 
 function json(fetchAPI: { Response: typeof Response }, status: number, body: unknown): Response {

@@ -89,9 +89,9 @@ export function restErrorResponse(error: unknown, logger: Logger): Response {
   if (error instanceof MemoryWriteError) {
     return json(WRITE_ERROR_STATUS[error.code] ?? 422, writeErrorBody(error));
   }
-  // W9: the run finished while the write was on its way.
+  // W9: the run finished while the write was on its way: said as the token check says it (L4).
   if (error instanceof RunNotRunningError)
-    return json(401, { error: error.message, code: 'unauthenticated' });
+    return unauthenticatedResponse({ reason: 'inactive', detail: error.detail });
   logger.error({ err: error }, 'memory write failed');
   return json(500, { error: 'internal error', code: 'internal_error' });
 }

@@ -2,7 +2,12 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Plugin } from 'graphql-yoga';
-import { resolveCaller } from '../auth/caller.js';
+import {
+  requireRunning,
+  resolveCallerDeferringStatus,
+  type Caller,
+  type RunIdentities,
+} from '../auth/caller.js';
 import { bearerToken } from '../auth/tokens.js';
 import type { Database } from '../store/db.js';
 import type { MemoryEvents } from '../realtime/events.js';
@@ -23,6 +28,7 @@ interface RouteDeps {
   now: () => Date;
   webRoot?: string;
   metrics?: Metrics;
+  identities: RunIdentities;
 }
 
 const contentTypes: Record<string, string> = {
@@ -72,11 +78,31 @@ async function readCapped(request: Request, max: number): Promise<string> {
 
 async function postMemory(deps: RouteDeps, request: Request): Promise<Response> {
   const token = bearerToken(request.headers.get('authorization'));
-  const { caller, failure } = await resolveCaller(deps.db, token, deps.adminToken);
+  // A known run needs no lookup: the insert checks its status (W9), writeMemory does on a refusal.
+  const { caller, failure } = await resolveCallerDeferringStatus(
+    deps.db,
+    token,
+    deps.adminToken,
+    deps.identities,
+  );
   noteCaller(caller?.kind ?? 'none');
   if (!caller) return unauthenticatedResponse(failure);
   if (caller.kind !== 'run')
     return json(403, { error: 'writing memories needs a run token', code: 'forbidden' });
+  const response = await writeFromBody(deps, request, caller);
+  // S6: a refusal to a run whose status was not read says first whether the run still runs.
+  if (response.status >= 400 && response.status !== 401 && caller.statusUnchecked) {
+    const checked = await requireRunning(deps.db, caller);
+    if (!checked.caller) return unauthenticatedResponse(checked.failure);
+  }
+  return response;
+}
+
+async function writeFromBody(
+  deps: RouteDeps,
+  request: Request,
+  caller: Extract<Caller, { kind: 'run' }>,
+): Promise<Response> {
   let body: unknown;
   try {
     body = JSON.parse(await readCapped(request, MAX_REST_BODY_BYTES));
@@ -93,7 +119,13 @@ async function postMemory(deps: RouteDeps, request: Request): Promise<Response> 
   const parsed = parseRestMemoryBody(body);
   if (!parsed.ok) return json(400, { error: parsed.message, code: 'validation_error', field: parsed.field });
   try {
-    const written = await writeMemory(deps, caller.run, parsed.input, 'rest');
+    const written = await writeMemory(
+      deps,
+      caller.run,
+      parsed.input,
+      'rest',
+      caller.statusUnchecked === true,
+    );
     const memory = toMemoryView(written.record, deps.now());
     return json(201, { memory, expires_at: memory.expires_at });
   } catch (error) {

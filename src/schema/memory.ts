@@ -195,6 +195,7 @@ builder.mutationField('createMemory', (t) =>
       ],
     },
     args: { input: t.arg({ type: CreateMemoryInputRef, required: true }) },
-    resolve: (_root, { input }, ctx) => writeMemory(ctx, ctx.caller.run, input, 'graphql'),
+    resolve: (_root, { input }, ctx) =>
+      writeMemory(ctx, ctx.caller.run, input, 'graphql', ctx.caller.statusUnchecked === true),
   }),
 );

@@ -10,6 +10,8 @@ builder.addScalarType(
   'DateTime',
   new GraphQLScalarType({
     ...DateTimeResolver.toConfig(),
+    // Outputs are Dates read from the database: written as the ISO instant here, once.
+    serialize: (value) => serializeInstant(value),
     parseValue: (value) => parseDateTime(() => DateTimeResolver.parseValue(value), value),
     parseLiteral: (ast, variables) =>
       parseDateTime(() => DateTimeResolver.parseLiteral(ast, variables), literalValue(ast)),
@@ -22,10 +24,20 @@ builder.addScalarType(
   new GraphQLScalarType({
     ...UUIDResolver.toConfig(),
     name: 'UUID',
+    // Outputs are uuid columns: no pattern to check per field (graphql-scalars' was 0.7 % of a page's CPU).
+    serialize: (value) => {
+      if (typeof value !== 'string') throw new GraphQLError('UUID cannot represent a non-string value');
+      return value;
+    },
     parseValue: (value) => parseUuid(value),
     parseLiteral: (ast) => parseUuid(ast.kind === Kind.STRING ? ast.value : undefined),
   }),
 );
+
+function serializeInstant(value: unknown): string {
+  if (value instanceof Date && !Number.isNaN(value.getTime())) return value.toISOString();
+  return (DateTimeResolver.serialize(value) as Date).toISOString();
+}
 
 function literalValue(ast: ValueNode): unknown {
   return ast.kind === Kind.STRING ? ast.value : print(ast);

@@ -6,19 +6,10 @@ import type { ResolvedFilter } from '../domain/memory-filter.js';
 import { committedSeq, listMemoryPage } from '../store/browse.js';
 import type { Database } from '../store/db.js';
 import type { MemoryRecord } from '../store/memory-record.js';
-import { WHOLE_RECORD, type LoadedRecord } from '../store/record-rows.js';
+import { WHOLE_RECORD, wholeRecord } from '../store/record-rows.js';
 
 /** Records per statement: a page is what the export holds in memory (≈ 100 × a record's size, W7 bounds it). */
 export const EXPORT_PAGE_SIZE = 100;
-
-/** A record loaded with WHOLE_RECORD is the whole record shape; anything else is a loader bug. */
-function wholeRecord(row: LoadedRecord): MemoryRecord {
-  const { content, metadata, targets, links, sourceRun } = row;
-  if (content === undefined || metadata === undefined || !targets || !links || sourceRun === undefined) {
-    throw new Error('the export loaded a record without all of its parts');
-  }
-  return { ...row, content, metadata, targets, links, sourceRun };
-}
 
 /**
  * The pages of the view, each non-empty; the next statement runs only when the consumer asks for the

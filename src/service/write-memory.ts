@@ -1,7 +1,12 @@
 // The one write use case (W1–W9, X1–X6) behind GraphQL, REST, the demo and the MCP tools: apply the
 // domain rules, store the record in one statement, announce it once it has committed, count it.
 import { randomUUID } from 'node:crypto';
-import { IdempotencyConflictError, MemoryValidationError, ServiceError } from '../domain/errors.js';
+import {
+  IdempotencyConflictError,
+  MemoryValidationError,
+  RunNotRunningError,
+  ServiceError,
+} from '../domain/errors.js';
 import { stampWriteExpiry } from '../domain/expiry.js';
 import { requestHash } from '../domain/idempotency.js';
 import type { RunIdentity } from '../domain/types.js';
@@ -11,7 +16,13 @@ import type { MemoryEvents } from '../realtime/events.js';
 import type { Database } from '../store/db.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { MemoryRecord } from '../store/memory-record.js';
-import { findByIdempotencyKey, insertedRecord, insertMemory, type MemoryInsert } from '../store/memories.js';
+import {
+  findByIdempotencyKey,
+  insertedRecord,
+  insertMemory,
+  requireRunningRun,
+  type MemoryInsert,
+} from '../store/memories.js';
 
 /** What a run asks to write (the shape W1/W6/W7 check); provenance and expiry are the service's (W3, X1). */
 export type MemoryWrite = WriteShapeInput;
@@ -33,19 +44,33 @@ export interface WriteDeps {
 
 export type WriteTransport = 'graphql' | 'rest' | 'mcp' | 'demo';
 
+/**
+ * `statusUnchecked`: the run's identity was remembered, its status not read (RunIdentities). The
+ * insert checks it atomically (W9); any other answer — a refusal, an idempotent retry's record — is
+ * given only after the status has been read (S6: a finished run gets UNAUTHENTICATED, as before).
+ */
 export async function writeMemory(
   deps: WriteDeps,
   run: RunIdentity & { producerName: string },
   input: MemoryWrite,
   transport: WriteTransport,
+  statusUnchecked = false,
 ): Promise<WrittenMemory> {
   let written: WrittenMemory;
   try {
     written = await storeWrite(deps.db, run, input, deps.now());
+    if (statusUnchecked && !written.created) await requireRunningRun(deps.db.sql, run.id);
   } catch (error) {
-    const code = error instanceof ServiceError ? error.code : 'internal_error';
+    const refusal =
+      statusUnchecked && error instanceof ServiceError && !(error instanceof RunNotRunningError)
+        ? await requireRunningRun(deps.db.sql, run.id).then(
+            () => error,
+            (notRunning: unknown) => notRunning,
+          )
+        : error;
+    const code = refusal instanceof ServiceError ? refusal.code : 'internal_error';
     deps.metrics?.writes.inc({ transport, code });
-    throw error;
+    throw refusal;
   }
   deps.metrics?.writes.inc({ transport, code: written.created ? 'created' : 'retried' });
   // An idempotent retry (W8) announces nothing: its record was announced when it was written.

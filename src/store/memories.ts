@@ -11,7 +11,8 @@ import {
 import { isCorrection } from '../domain/write-validation.js';
 import type { JsonObject, MemoryLink, MemoryScope, RunIdentity, RunKind } from '../domain/types.js';
 import type { Database, Sql } from './db.js';
-import { memoryRecordSelect, type MemoryRecord } from './memory-record.js';
+import type { MemoryRecord } from './memory-record.js';
+import { loadRecords, WHOLE_RECORD, wholeRecord } from './record-rows.js';
 import type { Prisma } from './generated/prisma/client.js';
 import { namedStatement } from './named-sql.js';
 
@@ -180,6 +181,15 @@ export async function insertMemory(sql: Sql, row: MemoryInsert, mode: 'write' | 
   throw new Error('memory insert returned no row although every reference is valid');
 }
 
+/** W9 outside a write: throws RunNotRunningError unless the run is RUNNING now. */
+export async function requireRunningRun(sql: Sql, runId: string): Promise<void> {
+  const [run] = await sql.query<{ status: string }>(
+    'SELECT status::text AS status FROM "Run" WHERE id = $1',
+    [runId],
+  );
+  if (run?.status !== 'RUNNING') throw new RunNotRunningError(runId, run?.status ?? null);
+}
+
 /**
  * The search index (filter-sql.ts SEARCH_DOCUMENT) refused the row: its words and positions exceed
  * PostgreSQL's 1 MiB tsvector limit (SQLSTATE 54000). W7's limits allow content and metadata that
@@ -197,16 +207,20 @@ function searchDocumentError(): MemoryValidationError {
   );
 }
 
-/** W8: the producer's record stored under `key`, read once with everything a retry answers with. */
-export function findByIdempotencyKey(
+/** W8: the producer's record stored under `key`, read in one statement with everything a retry answers with. */
+export async function findByIdempotencyKey(
   db: Database,
   producerId: string,
   key: string,
 ): Promise<MemoryRecord | null> {
-  return db.prisma.memory.findUnique({
-    where: { producerId_idempotencyKey: { producerId, idempotencyKey: key } },
-    select: memoryRecordSelect,
-  });
+  const query = {
+    name: 'record',
+    where: 'm."producerId" = $1 AND m."idempotencyKey" = $2',
+    order: '',
+    limit: '',
+  } as const;
+  const [row] = await loadRecords(db.sql, WHOLE_RECORD, query, [producerId, key], 'idem');
+  return row ? wholeRecord(row) : null;
 }
 
 /** The record a write just stored, in the one record shape, without reading it back. */

@@ -35,6 +35,15 @@ export const WHOLE_RECORD: RecordNeeds = {
   backlinks: null,
 };
 
+/** A record loaded with WHOLE_RECORD is the whole record shape; anything else is a loader bug. */
+export function wholeRecord(row: LoadedRecord): MemoryRecord {
+  const { content, metadata, targets, links, sourceRun } = row;
+  if (content === undefined || metadata === undefined || !targets || !links || sourceRun === undefined) {
+    throw new Error('a record was loaded without all of its parts');
+  }
+  return { ...row, content, metadata, targets, links, sourceRun };
+}
+
 const READ_RULES = ['agentId', 'producerId', 'type'] as const;
 
 /** A short, stable name of a needs set, for named prepared statements (read rules' values are parameters). */

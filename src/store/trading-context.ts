@@ -125,14 +125,21 @@ function candidatesStatement(query: ContextQuery): Prisma.Sql {
     WITH RECURSIVE
     instrument_group AS (${latestPerGroup(query, 't')}),
     agent_group AS (${latestPerGroup(query, 'm')}),
+    kept AS MATERIALIZED (
+      SELECT ${latestAtOrBefore(query, 't')} AS id FROM instrument_group g
+      UNION ALL
+      SELECT ${latestAtOrBefore(query, 'm')} FROM agent_group g
+    ),
+    -- C11: only corrections of a kept record (through the links to it), so the list stays bounded.
     picked AS (
-      SELECT ${latestAtOrBefore(query, 't')} AS id, false AS "isCorrection" FROM instrument_group g
+      SELECT id, false AS "isCorrection" FROM kept WHERE id IS NOT NULL
       UNION ALL
-      SELECT ${latestAtOrBefore(query, 'm')}, false FROM agent_group g
-      UNION ALL
-      SELECT t."memoryId", true FROM "MemoryTarget" t WHERE ${analysisOf(query, 't', true)} AND t."createdAt" <= ${at}
-      UNION ALL
-      SELECT m.id, true FROM "Memory" m WHERE ${analysisOf(query, 'm', true)} AND m."createdAt" <= ${at}
+      SELECT m.id, true FROM "Memory" m
+       WHERE m.id IN (SELECT l."memoryId" FROM "MemoryLink" l
+                       WHERE l."targetMemoryId" IN (SELECT id FROM kept) AND l."linkType" = ${CORRECTS})
+         AND m."agentId" = ${agentId}::uuid AND m."runKind" = 'ANALYSIS' AND m."isCorrection" AND m."createdAt" <= ${at}
+         AND (m.scope = 'AGENT' OR EXISTS (
+               SELECT 1 FROM "MemoryTarget" t WHERE t."memoryId" = m.id AND t."instrumentId" = ${query.instrument}))
     ),
     -- C3/C9: each producer's latest enablement change at or before at (equal instants ⇒ its current state).
     producer AS MATERIALIZED (

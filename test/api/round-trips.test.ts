@@ -248,9 +248,8 @@ describe('round trips', () => {
     expect(result.createMemory.__typename).toBe('CreateMemorySuccess');
     expect(trips).toMatchInlineSnapshot(`
       {
-        "count": 2,
+        "count": 1,
         "statements": [
-          "sql: SELECT r.id, r.agentId, r.producerId, p.name AS producerName, r.kind, r.schedule, r.evidenceBoundary, r.status FROM Run r JOIN Producer p ON p.id = r.producerId WHERE r.tokenHash = $",
           "sql: WITH writer, selected, linkable, valid, next, m, t, l SELECT (SELECT id FROM m) AS id, (SELECT seq::text FROM m) AS seq, (SELECT status FROM writer) AS run_status, selected.ids AS selected, link…",
         ],
       }
@@ -267,14 +266,10 @@ describe('round trips', () => {
     expect(retried.createMemory.memory.id).toBe(original.id);
     expect(trips).toMatchInlineSnapshot(`
       {
-        "count": 6,
+        "count": 2,
         "statements": [
-          "sql: SELECT r.id, r.agentId, r.producerId, p.name AS producerName, r.kind, r.schedule, r.evidenceBoundary, r.status FROM Run r JOIN Producer p ON p.id = r.producerId WHERE r.tokenHash = $",
-          "prisma: SELECT id, agentId, type, scope::text, content, metadata, timeframe, sourceRunId, producerId, runKind::text, isCorrection, createdAt, expiresAt, expiryPolicy, idempotencyKey, requestHash FROM…",
-          "prisma: SELECT memoryId, position, instrumentId FROM MemoryTarget WHERE memoryId = $ ORDER BY position ASC OFFSET $",
-          "prisma: SELECT memoryId, position, linkType, targetMemoryId FROM MemoryLink WHERE memoryId = $ ORDER BY position ASC OFFSET $",
-          "prisma: SELECT id, producerId, kind::text, schedule, evidenceBoundary, status::text FROM Run WHERE id = $ OFFSET $",
-          "prisma: SELECT id, name FROM Producer WHERE id IN ($…) OFFSET $",
+          "sql: WITH record SELECT m.*, ARRAY(SELECT t.instrumentId FROM MemoryTarget t WHERE t.memoryId = m.id ORDER BY t.position) AS instruments, (SELECT coalesce(json_agg(json_build_object('linkType', l.lin…",
+          "sql: SELECT status::text AS status FROM Run WHERE id = $",
         ],
       }
     `);

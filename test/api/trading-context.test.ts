@@ -399,7 +399,7 @@ describe('corrections (C6–C8)', () => {
     });
   });
 
-  it('C7: a correction of a replaced original is SUPERSEDED without research', async () => {
+  it('C11: a correction of a replaced original leaves the context; an as-of context still shows it', async () => {
     const fx = await agent();
     const original = await publish(fx, 'adhoc', T('10:00'));
     const fix = await publish(fx, 'adhoc', T('10:01'), {
@@ -412,19 +412,31 @@ describe('corrections (C6–C8)', () => {
     expect(before.corrections[0].research.content).toBe(fix.content);
     const after = await context(fx, { at: T('10:06') });
     expect(ids(after.entries)).toEqual([replacement.id]);
-    expect(after.corrections).toEqual([
+    expect(after.corrections).toEqual([]);
+  });
+
+  it('C11: a correction with one original still kept stays listed (SUPERSEDED when that one is not FRESH, C7)', async () => {
+    const fx = await agent();
+    const replaced = await publish(fx, 'adhoc', T('10:00'));
+    const stale = await publish(fx, 'analysis', T('10:01')); // expires 10:10
+    const fix = await publish(fx, 'adhoc', T('10:02'), {
+      type: 'correction',
+      links: [
+        { targetMemoryId: replaced.id, linkType: 'corrects' },
+        { targetMemoryId: stale.id, linkType: 'corrects' },
+      ],
+    });
+    await publish(fx, 'adhoc', T('10:05')); // replaces the first original
+    const answer = await context(fx, { at: T('10:11') });
+    expect(answer.corrections).toMatchObject([
       {
         memoryId: fix.id,
-        type: 'correction',
-        scope: 'INSTRUMENTS',
         status: 'SUPERSEDED',
-        correctionTargetIds: [original.id],
-        createdAt: T('10:01'),
-        expiresAt: T('10:31'),
-        provenance: fix.provenance,
+        correctionTargetIds: [replaced.id, stale.id].sort(),
         research: null,
       },
     ]);
+    expect(answer.corrections.length).toBeLessThanOrEqual(answer.entries.length);
   });
 
   it('C7: a correction is SUPERSEDED once its only original is stale or its producer disabled', async () => {

@@ -212,18 +212,37 @@ describe('corrections (C6–C8)', () => {
     expect(r.corrections.map((c) => c.record.id)).toEqual([uuid(7)]);
   });
 
-  it('C7: a correction of a replaced original is SUPERSEDED with its own expiry and no body', () => {
+  it('C11: a correction of a replaced original leaves the context (it is not listed SUPERSEDED)', () => {
     const r = decideTradingContext({
       at,
       candidates: [entry(1, { createdAt: t('10:00') }), entry(2, { createdAt: t('11:30') })],
       corrections: [correction(3, [uuid(1)], { createdAt: t('11:00'), expiresAt: t('14:00') })],
       enabledAt: allEnabled,
     });
-    expect(r.corrections[0]).toMatchObject({
-      status: 'SUPERSEDED',
-      expiresAt: t('14:00'),
-      withResearch: false,
+    expect(r.entries.map((e) => e.record.id)).toEqual([uuid(2)]);
+    expect(r.corrections).toEqual([]);
+  });
+
+  it('C11: a correction stays while ONE of its originals is kept, and is never longer than the entries', () => {
+    const r = decideTradingContext({
+      at,
+      // uuid(1) replaced by uuid(2) in group a; uuid(5) kept (stale) in group b.
+      candidates: [
+        entry(1, { producerId: 'a', createdAt: t('10:00') }),
+        entry(2, { producerId: 'a', createdAt: t('11:30') }),
+        entry(5, { producerId: 'b', expiresAt: t('11:00') }),
+      ],
+      corrections: [
+        correction(3, [uuid(1), uuid(5)], { producerId: 'fix-1' }), // one original kept (stale) ⇒ SUPERSEDED (C7)
+        correction(4, [uuid(1)], { producerId: 'fix-2' }), // its only original replaced ⇒ gone (C11)
+        ...Array.from({ length: 20 }, (_, i) =>
+          correction(100 + i, [uuid(50 + i)], { producerId: `old-${i}` }),
+        ),
+      ],
+      enabledAt: allEnabled,
     });
+    expect(r.corrections.map((c) => [c.record.id, c.status])).toEqual([[uuid(3), 'SUPERSEDED']]);
+    expect(r.corrections.length).toBeLessThanOrEqual(r.entries.length);
   });
 
   it('C7: a correction whose only original is stale or disabled is SUPERSEDED', () => {
@@ -241,14 +260,14 @@ describe('corrections (C6–C8)', () => {
     }
   });
 
-  it('C7: a correction of an unknown id (not among the entries) is SUPERSEDED', () => {
+  it('C11: a correction of an unknown id (not among the entries) is not listed', () => {
     const r = decideTradingContext({
       at,
       candidates: [entry(1)],
       corrections: [correction(2, [uuid(99)])],
       enabledAt: allEnabled,
     });
-    expect(r.corrections[0]?.status).toBe('SUPERSEDED');
+    expect(r.corrections).toEqual([]);
   });
 
   it('C7: own expiry passed while an original is still current ⇒ STALE without body', () => {
@@ -312,9 +331,13 @@ describe('corrections (C6–C8)', () => {
   it('C4/C7: corrections are ordered FRESH first, then newest first, ties ⇒ greater id', () => {
     const r = decideTradingContext({
       at,
-      candidates: [entry(1, { producerId: 'a' }), entry(2, { producerId: 'b' })],
+      candidates: [
+        entry(1, { producerId: 'a' }),
+        entry(2, { producerId: 'b' }),
+        entry(3, { producerId: 'c', expiresAt: t('11:00') }),
+      ],
       corrections: [
-        correction(10, [uuid(99)], { createdAt: t('11:59') }), // superseded, newest
+        correction(10, [uuid(3)], { createdAt: t('11:59') }), // superseded (its original is stale), newest
         correction(11, [uuid(1)], { createdAt: t('11:00') }),
         correction(12, [uuid(2)], { createdAt: t('11:00') }),
         correction(13, [uuid(1), uuid(2)], { createdAt: t('11:30'), expiresAt: t('11:45') }), // stale
