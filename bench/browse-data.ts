@@ -17,7 +17,8 @@
 // Each agent's seq follows n. An operator token for the big agent is stored (hashed) with the data;
 // everything is one transaction ending with a marker row, so an interrupted load is redone and a
 // complete one reused — while its newest record is at most MAX_AGE old, so a rolling 24 h window
-// always holds a day of data (else the data is loaded again, ending at the new now).
+// always holds a day of data (else the data is loaded again, ending at the new now). The statements
+// are driver-neutral (datasetStatements): browse-pglite-data.ts runs the same ones on PGlite.
 import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
@@ -47,7 +48,8 @@ const uuid = (expr: string) => `md5(${expr})::uuid`;
 const agentUuid = (a: string) => uuid(`'bench-browse-agent-' || ${a}`);
 const memUuid = (n: string) => uuid(`'bench-browse-mem-' || ${n}`);
 
-function datasetSql(records: number, end: Date): string[] {
+/** The dataset's statements, to run in one transaction on a migrated database (pg or PGlite). */
+export function datasetStatements(records: number, end: Date): string[] {
   const inst = `(ARRAY[${INSTRUMENTS.map((i) => `'${i}'`).join(',')}])`;
   const since = `'${end.toISOString()}'::timestamptz - interval '${DAYS + 1} days'`;
   const tokenHash = createHash('sha256').update(BROWSE_OPERATOR_TOKEN).digest('hex');
@@ -134,24 +136,24 @@ function datasetSql(records: number, end: Date): string[] {
 
 const marker = (records: number) => `bench-browse-dataset-v1-${records}`;
 
+/** The statement (and its parameters) that finds a complete load's newest instant: the marker row. */
+export const loadedEndQuery = (records: number): [string, string[]] => [
+  'SELECT "createdAt" FROM "Agent" WHERE name = $1',
+  [marker(records)],
+];
+
 /** The dataset's newest instant when a complete load is there, else null. */
 async function loadedEnd(url: string, records: number): Promise<Date | null> {
   const probe = new pg.Client({ connectionString: url });
   try {
     await probe.connect();
-    const found = await probe.query<{ createdAt: Date }>('SELECT "createdAt" FROM "Agent" WHERE name = $1', [
-      marker(records),
-    ]);
+    const found = await probe.query<{ createdAt: Date }>(...loadedEndQuery(records));
     return found.rows[0]?.createdAt ?? null;
   } catch {
     return null; // no database or no schema yet
   } finally {
     await probe.end().catch(() => {});
   }
-}
-
-async function load(url: string, records: number, end: Date, log: (line: string) => void): Promise<void> {
-  await loadInOneTransaction(url, datasetSql(records, end), log);
 }
 
 /** The dataset on the given server: reused when complete and recent enough, else (re)loaded. */
@@ -177,7 +179,7 @@ export async function prepareBrowseDataset(
   const started = performance.now();
   await benchDatabase(serverUrl, database, true);
   end = new Date(Math.floor(Date.now() / 60_000) * 60_000);
-  await load(url, records, end, log);
+  await loadInOneTransaction(url, datasetStatements(records, end), log);
   log(`browse data: loaded in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return { url, database, agentId: asUuid, records, end };
 }

@@ -51,7 +51,7 @@ function forkLoader(): Loader {
 }
 
 /** CPU seconds so far of every PostgreSQL backend connected to the bench database. */
-async function backendCpu(probe: pg.Client, database: string): Promise<Map<number, number>> {
+export async function backendCpu(probe: pg.Client, database: string): Promise<Map<number, number>> {
   const { rows } = await probe.query<{ pid: number }>(
     'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
     [database],
@@ -67,7 +67,7 @@ async function backendCpu(probe: pg.Client, database: string): Promise<Map<numbe
   return cpu;
 }
 
-interface Sample {
+export interface Sample {
   rps: number;
   p50: number;
   p99: number;
@@ -148,7 +148,7 @@ function medianSample(samples: Sample[]): Sample {
   return { rps: of('rps'), p50: of('p50'), p99: of('p99'), cpu: of('cpu'), db: of('db') };
 }
 
-const describe = (s: Sample) =>
+export const describe = (s: Sample) =>
   `${s.rps.toFixed(0)} req/s, p50 ${s.p50.toFixed(0)} ms, p99 ${s.p99.toFixed(0)} ms, ` +
   `${s.cpu.toFixed(2)} ms CPU/request (+${s.db.toFixed(2)} ms in PostgreSQL)`;
 
@@ -225,22 +225,24 @@ async function runRounds(setup: Setup, sides: Side[], ops: Op[], rounds: number,
   }));
 }
 
-/** `browse` (the four page reads, PostGraphile included) or `types` (type counts; service and raw pg). */
-export async function runBrowseBench(scenario: 'browse' | 'types', options: Options): Promise<string> {
-  const quick = options.quick ?? false;
+/**
+ * Checks that the sides agree on every op, then measures them (warm-up, alternating rounds) on the
+ * dataset's database; `scenario` prefixes the progress lines. Each op's medians by side name.
+ */
+export async function measureSides(
+  scenario: string,
+  dataset: BrowseDataset,
+  sides: Side[],
+  ops: Op[],
+  quick: boolean,
+): Promise<{ op: Op; results: Map<string, Sample> }[]> {
   const number = (name: string, full: number, small: number) =>
     Number(process.env[name] || (quick ? small : full));
   const connections = number('BENCH_BROWSE_CONNECTIONS', 32, 2);
   const seconds = number('BENCH_BROWSE_SECONDS', 15, 2);
   const rounds = number('BENCH_BROWSE_ROUNDS', 3, 1);
   const warmup = number('BENCH_BROWSE_WARMUP_SECONDS', 5, 0);
-  const ops = scenario === 'browse' ? BROWSE_OPS : [TYPES_OP];
   const progress = (message: string) => process.stderr.write(`${scenario}: ${message}\n`);
-  const dataset = await prepareBrowseDataset(options.databaseUrl, {
-    quick,
-    log: (message) => process.stderr.write(`${message}\n`),
-  });
-  const { sides, close } = await startSides(dataset, scenario === 'browse');
   const probe = new pg.Client({ connectionString: dataset.url });
   await probe.connect();
   const loader = forkLoader();
@@ -259,10 +261,26 @@ export async function runBrowseBench(scenario: 'browse' | 'types', options: Opti
     const setup: Setup = { dataset, loader, probe, connections, seconds, progress };
     const measured = await runRounds(setup, sides, ops, rounds, warmup);
     progress(`done; load average ${loadAverage()}`);
-    return measured.map(({ op, results }) => line(scenario, op, results)).join('\n');
+    return measured;
   } finally {
     loader.close();
     await probe.end();
+  }
+}
+
+/** `browse` (the four page reads, PostGraphile included) or `types` (type counts; service and raw pg). */
+export async function runBrowseBench(scenario: 'browse' | 'types', options: Options): Promise<string> {
+  const quick = options.quick ?? false;
+  const dataset = await prepareBrowseDataset(options.databaseUrl, {
+    quick,
+    log: (message) => process.stderr.write(`${message}\n`),
+  });
+  const { sides, close } = await startSides(dataset, scenario === 'browse');
+  try {
+    const ops = scenario === 'browse' ? BROWSE_OPS : [TYPES_OP];
+    const measured = await measureSides(scenario, dataset, sides, ops, quick);
+    return measured.map(({ op, results }) => line(scenario, op, results)).join('\n');
+  } finally {
     await close();
   }
 }

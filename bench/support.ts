@@ -25,33 +25,46 @@ export async function benchDatabase(baseUrl: string, name: string, fresh: boolea
   return url;
 }
 
+/** Runs one SQL statement on some driver (a `pg` client, a PGlite instance); resolves with its row count. */
+type RunSql = (sql: string) => Promise<number>;
+
+/** Runs a dataset's statements in one transaction (an interrupted load leaves nothing), logging each step's rows and time. */
+export async function runInOneTransaction(
+  run: RunSql,
+  statements: string[],
+  log: (line: string) => void,
+): Promise<void> {
+  await run('BEGIN');
+  try {
+    for (const [index, sql] of statements.entries()) {
+      const started = performance.now();
+      const rows = await run(sql);
+      log(`  step ${index}: ${rows} rows, ${Math.round(performance.now() - started)} ms`);
+    }
+    await run('COMMIT');
+  } catch (error) {
+    await run('ROLLBACK');
+    throw error;
+  }
+}
+
 /**
- * Runs a dataset's statements in one transaction (an interrupted load leaves nothing), logging each
- * step's rows and time, then VACUUM ANALYZE (statistics and the visibility map for index-only scans).
+ * The dataset's statements on a PostgreSQL database in one transaction, then VACUUM ANALYZE
+ * (statistics and the visibility map for index-only scans).
  */
 export async function loadInOneTransaction(
   url: string,
   statements: string[],
   log: (line: string) => void,
 ): Promise<void> {
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  const client = await pool.connect();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
   try {
-    await client.query('BEGIN');
-    for (const [index, sql] of statements.entries()) {
-      const started = performance.now();
-      const result = await client.query(sql);
-      log(`  step ${index}: ${result.rowCount ?? 0} rows, ${Math.round(performance.now() - started)} ms`);
-    }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK');
-    throw error;
+    await runInOneTransaction(async (sql) => (await client.query(sql)).rowCount ?? 0, statements, log);
+    await client.query('VACUUM ANALYZE');
   } finally {
-    client.release();
+    await client.end();
   }
-  await pool.query('VACUUM ANALYZE');
-  await pool.end();
 }
 
 /** A server of ours in its own process (node `args`); resolves once it prints `listening on <url>`. */

@@ -11,74 +11,87 @@ import {
   startServiceProcess,
 } from './support.js';
 
-const CLIENTS = 16;
+export const WRITE_CLIENTS = 16;
+const CLIENTS = WRITE_CLIENTS;
 
 const CREATE = `mutation($input: CreateMemoryInput!) {
   createMemory(input: $input) { __typename ... on CreateMemorySuccess { memory { id } } ... on MemoryWriteError { message } }
 }`;
 
+/**
+ * The write bench's clients on a running service: an agent with two instruments, a producer, one run
+ * (token) per client and two seed records to link to; `write(client)` sends one createMemory.
+ */
+export async function prepareWriters(serviceUrl: string) {
+  const admin = <T>(query: string, variables: Record<string, unknown> = {}) =>
+    gqlRequest<T>(serviceUrl, BENCH_ADMIN_TOKEN, query, variables);
+  for (const id of ['BTC', 'ETH'])
+    await admin(`mutation { upsertInstrument(input: { id: "${id}" }) { id } }`);
+  const { createAgent } = await admin<{ createAgent: { id: string } }>(
+    'mutation { createAgent(input: { name: "bench" }) { id } }',
+  );
+  const agentId = createAgent.id;
+  await admin(
+    'mutation($a: UUID!) { setAgentInstruments(agentId: $a, instrumentIds: ["BTC", "ETH"]) { id } }',
+    { a: agentId },
+  );
+  const { createProducer } = await admin<{ createProducer: { id: string } }>(
+    'mutation($a: UUID!) { createProducer(input: { agentId: $a, kind: ANALYSIS, name: "bench", schedule: null }) { id } }',
+    { a: agentId },
+  );
+  const tokens: string[] = [];
+  let runId = '';
+  for (let i = 0; i < CLIENTS; i++) {
+    const { startRun } = await admin<{ startRun: { token: string; run: { id: string } } }>(
+      'mutation($p: UUID!) { startRun(input: { producerId: $p }) { token run { id } } }',
+      { p: createProducer.id },
+    );
+    tokens.push(startRun.token);
+    runId = startRun.run.id;
+  }
+  const seedIds: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const result = await gqlRequest<{ createMemory: { memory: { id: string } } }>(
+      serviceUrl,
+      tokens[0]!,
+      CREATE,
+      { input: { type: 'seed', scope: 'AGENT', content: 'seed' } },
+    );
+    seedIds.push(result.createMemory.memory.id);
+  }
+  const input = {
+    type: 'ema_handoff',
+    scope: 'INSTRUMENTS',
+    instruments: ['BTC', 'ETH'],
+    content: 'BTC and ETH 5m: fast EMA below slow, bearish bias without confirmation.',
+    metadata: { handoff_version: 1, observations: { fast_ema: 2689.21, slow_ema: 2691.1 } },
+    timeframe: '5m',
+    links: seedIds.map((targetMemoryId) => ({ targetMemoryId, linkType: 'evidence' })),
+  };
+  const write = async (client: number) => {
+    const result = await gqlRequest<{ createMemory: { __typename: string } }>(
+      serviceUrl,
+      tokens[client]!,
+      CREATE,
+      { input },
+    );
+    if (result.createMemory.__typename !== 'CreateMemorySuccess') throw new Error(JSON.stringify(result));
+  };
+  return { agentId, producerId: createProducer.id, runId, seedIds, input, write };
+}
+
 export async function runWriteBench(options: { databaseUrl: string; seconds: number }): Promise<string> {
   const url = await benchDatabase(options.databaseUrl, 'memory_bench_write', true);
   const service = await startServiceProcess(url);
-  const admin = <T>(query: string, variables: Record<string, unknown> = {}) =>
-    gqlRequest<T>(service.url, BENCH_ADMIN_TOKEN, query, variables);
   try {
-    for (const id of ['BTC', 'ETH'])
-      await admin(`mutation { upsertInstrument(input: { id: "${id}" }) { id } }`);
-    const { createAgent } = await admin<{ createAgent: { id: string } }>(
-      'mutation { createAgent(input: { name: "bench" }) { id } }',
-    );
-    const agentId = createAgent.id;
-    await admin(
-      'mutation($a: UUID!) { setAgentInstruments(agentId: $a, instrumentIds: ["BTC", "ETH"]) { id } }',
-      { a: agentId },
-    );
-    const { createProducer } = await admin<{ createProducer: { id: string } }>(
-      'mutation($a: UUID!) { createProducer(input: { agentId: $a, kind: ANALYSIS, name: "bench", schedule: null }) { id } }',
-      { a: agentId },
-    );
-    const tokens: string[] = [];
-    let runId = '';
-    for (let i = 0; i < CLIENTS; i++) {
-      const { startRun } = await admin<{ startRun: { token: string; run: { id: string } } }>(
-        'mutation($p: UUID!) { startRun(input: { producerId: $p }) { token run { id } } }',
-        { p: createProducer.id },
-      );
-      tokens.push(startRun.token);
-      runId = startRun.run.id;
-    }
-    const seedIds: string[] = [];
-    for (let i = 0; i < 2; i++) {
-      const result = await gqlRequest<{ createMemory: { memory: { id: string } } }>(
-        service.url,
-        tokens[0]!,
-        CREATE,
-        {
-          input: { type: 'seed', scope: 'AGENT', content: 'seed' },
-        },
-      );
-      seedIds.push(result.createMemory.memory.id);
-    }
-    const input = {
-      type: 'ema_handoff',
-      scope: 'INSTRUMENTS',
-      instruments: ['BTC', 'ETH'],
-      content: 'BTC and ETH 5m: fast EMA below slow, bearish bias without confirmation.',
-      metadata: { handoff_version: 1, observations: { fast_ema: 2689.21, slow_ema: 2691.1 } },
-      timeframe: '5m',
-      links: seedIds.map((targetMemoryId) => ({ targetMemoryId, linkType: 'evidence' })),
-    };
-
-    // Warm up both paths, then measure each for the same duration.
-    const graphqlOp = async (client: number) => {
-      const result = await gqlRequest<{ createMemory: { __typename: string } }>(
-        service.url,
-        tokens[client]!,
-        CREATE,
-        { input },
-      );
-      if (result.createMemory.__typename !== 'CreateMemorySuccess') throw new Error(JSON.stringify(result));
-    };
+    const {
+      agentId,
+      producerId,
+      runId,
+      seedIds,
+      input,
+      write: graphqlOp,
+    } = await prepareWriters(service.url);
     const pool = new pg.Pool({ connectionString: url, max: CLIENTS });
     const rawOp = async () => {
       const client = await pool.connect();
@@ -99,7 +112,7 @@ export async function runWriteBench(options: { databaseUrl: string; seconds: num
             JSON.stringify(input.metadata),
             input.timeframe,
             runId,
-            createProducer.id,
+            producerId,
             now,
             new Date(now.getTime() + 1_800_000),
           ],
@@ -107,7 +120,7 @@ export async function runWriteBench(options: { databaseUrl: string; seconds: num
         await client.query(
           `INSERT INTO "MemoryTarget" ("memoryId", position, "instrumentId", "agentId", "producerId", "runKind", type, "isCorrection", "createdAt")
            VALUES ($1, 0, 'BTC', $2, $3, 'ANALYSIS', $4, false, $5), ($1, 1, 'ETH', $2, $3, 'ANALYSIS', $4, false, $5)`,
-          [id, agentId, createProducer.id, input.type, now],
+          [id, agentId, producerId, input.type, now],
         );
         await client.query(
           `INSERT INTO "MemoryLink" ("memoryId", position, "targetMemoryId", "linkType") VALUES ($1, 0, $2, 'evidence'), ($1, 1, $3, 'evidence')`,
@@ -118,6 +131,7 @@ export async function runWriteBench(options: { databaseUrl: string; seconds: num
         client.release();
       }
     };
+    // Warm up both paths, then measure each for the same duration.
     await closedLoop(CLIENTS, 2, graphqlOp);
     await closedLoop(CLIENTS, 2, rawOp);
     const raw = await closedLoop(CLIENTS, options.seconds, rawOp);

@@ -1,0 +1,73 @@
+// browse / types on the embedded database (issue 14 item 6): the service on PGlite (DATA_DIR, its
+// database inside its own process) against the same service on PostgreSQL, in the same run, on the
+// same rows (browse-pglite-data.ts), asked the browse bench's documents (browse-sides.ts) by its
+// load generator in alternating rounds (browse.ts). PostGraphile and the raw-pg floor need a
+// PostgreSQL server, so the service on PostgreSQL is the reference here.
+import { prepareBrowseDataset, type BrowseDataset } from './browse-data.js';
+import { preparePgliteDataset } from './browse-pglite-data.js';
+import { BROWSE_OPS, TYPES_OP, serviceSide, type Op, type Side } from './browse-sides.js';
+import { describe, measureSides, type Sample } from './browse.js';
+import { startServiceProcess } from './support.js';
+
+const ON_PGLITE = 'service on PGlite';
+const ON_POSTGRES = 'service on PostgreSQL';
+
+/** The service on a PGlite folder: no DATABASE_URL, DATA_DIR set (as the embedded mode runs). */
+export const startPgliteServiceProcess = (dataDir: string) => startServiceProcess('', { DATA_DIR: dataDir });
+
+/** Starts both servers at once; when one fails to start, stops the other and throws. */
+export async function startPair<A extends { close(): Promise<void> }, B extends { close(): Promise<void> }>(
+  a: Promise<A>,
+  b: Promise<B>,
+): Promise<[A, B]> {
+  const [first, second] = await Promise.allSettled([a, b]);
+  if (first.status === 'fulfilled' && second.status === 'fulfilled') return [first.value, second.value];
+  await Promise.all([first, second].map((r) => (r.status === 'fulfilled' ? r.value.close() : undefined)));
+  throw [first, second].find((r): r is PromiseRejectedResult => r.status === 'rejected')!.reason;
+}
+
+/** Both services on the same rows. */
+async function startBoth(dataset: BrowseDataset, dataDir: string) {
+  const [onPglite, onPostgres] = await startPair(
+    startPgliteServiceProcess(dataDir),
+    startServiceProcess(dataset.url),
+  );
+  const sides: Side[] = [
+    { ...serviceSide(onPglite.url, onPglite.child.pid!), name: ON_PGLITE },
+    { ...serviceSide(onPostgres.url, onPostgres.child.pid!), name: ON_POSTGRES },
+  ];
+  return { sides, close: () => Promise.all([onPglite.close(), onPostgres.close()]) };
+}
+
+/** PGlite runs inside the service's process: its CPU per request is the service's and the database's. */
+const describePglite = (s: Sample) =>
+  `${s.rps.toFixed(0)} req/s, p50 ${s.p50.toFixed(0)} ms, p99 ${s.p99.toFixed(0)} ms, ` +
+  `${s.cpu.toFixed(2)} ms CPU/request (its database included, in-process)`;
+
+function line(scenario: string, records: number, op: Op, results: Map<string, Sample>): string {
+  const pglite = results.get(ON_PGLITE)!;
+  const postgres = results.get(ON_POSTGRES)!;
+  return (
+    `${scenario} (PGlite): ${(pglite.rps / postgres.rps).toFixed(2)}x req/s (PGlite vs the service on PostgreSQL) — ` +
+    `${op.label}, ${records} records: ${ON_PGLITE} ${describePglite(pglite)}; ${ON_POSTGRES} ${describe(postgres)}`
+  );
+}
+
+/** `browse-pglite` (the four page reads) or `types-pglite` (type counts), on the bench:data dataset (quick: its quick size). */
+export async function runBrowsePgliteBench(
+  scenario: 'browse' | 'types',
+  options: { databaseUrl: string; quick?: boolean },
+): Promise<string> {
+  const quick = options.quick ?? false;
+  const log = (message: string) => process.stderr.write(`${message}\n`);
+  const dataset = await prepareBrowseDataset(options.databaseUrl, { quick, log });
+  const dataDir = await preparePgliteDataset(dataset, log);
+  const { sides, close } = await startBoth(dataset, dataDir);
+  try {
+    const ops = scenario === 'browse' ? BROWSE_OPS : [TYPES_OP];
+    const measured = await measureSides(`${scenario} (PGlite)`, dataset, sides, ops, quick);
+    return measured.map(({ op, results }) => line(scenario, dataset.records, op, results)).join('\n');
+  } finally {
+    await close();
+  }
+}
