@@ -67,3 +67,6 @@ process.on('message', (command: LoadCommand | 'close') => {
     (error: Error) => process.send!({ error: error.message }),
   );
 });
+
+// The bench process died: no load generator is left running behind it.
+process.on('disconnect', () => process.exit(1));

@@ -42,7 +42,7 @@ import {
 // with a marker row, so an interrupted load is redone and a complete one is reused.
 // ---------------------------------------------------------------------------------------------
 
-const MARKER = 'bench-context-dataset-v2';
+const MARKER = 'bench-context-dataset-v3';
 const START = '2025-10-01T00:00:00Z';
 const SLOTS = 105_120; // a year of 5-minute slots
 const END = new Date(Date.parse(START) + SLOTS * 300_000);
@@ -65,6 +65,10 @@ function datasetSql(): string[] {
     `NOT ((${p}) = 7 AND (${s}) / 288 BETWEEN 100 AND 159) AND NOT ((${p}) = 19 AND (${s}) / 288 >= 300)`;
   return [
     `SET LOCAL synchronous_commit = off`,
+    // L2: every record has its agent's seq. Their order does not matter to the context, only that
+    // they are unique and below the agent's lastSeq: one sequence numbers every insert of the load.
+    `CREATE SEQUENCE bench_memory_seq`,
+    `ALTER TABLE "Memory" ALTER COLUMN seq SET DEFAULT nextval('bench_memory_seq')`,
     `INSERT INTO "Instrument" (id, active) SELECT unnest(${inst}), true ON CONFLICT (id) DO NOTHING`,
     `INSERT INTO "Agent" (id, name, "createdAt")
        SELECT ${uuid(`'bench-agent-' || a`)}, CASE a WHEN 0 THEN 'bench-main' ELSE 'bench-agent-' || a END, ${start} - interval '1 day'
@@ -228,6 +232,9 @@ function datasetSql(): string[] {
     `INSERT INTO "Run" (id, "agentId", "producerId", kind, status, "startedAt", "tokenHash")
        VALUES (${uuid(`'bench-run-0-trading-live'`)}, ${mainAgent}, ${uuid(`'bench-prod-0-trading'`)}, 'TRADING'::"RunKind", 'RUNNING'::"RunStatus",
                '${END.toISOString()}', '${createHash('sha256').update(TRADING_TOKEN).digest('hex')}')`,
+    `ALTER TABLE "Memory" ALTER COLUMN seq DROP DEFAULT`,
+    `DROP SEQUENCE bench_memory_seq`,
+    `UPDATE "Agent" a SET "lastSeq" = coalesce((SELECT max(m.seq) FROM "Memory" m WHERE m."agentId" = a.id), 0)`,
     `INSERT INTO "Agent" (id, name) VALUES (${uuid(`'${MARKER}'`)}, '${MARKER}')`,
   ];
 }
@@ -320,7 +327,7 @@ correction_candidate AS (
                 WHERE l."memoryId" = m.id AND l."linkType" = 'corrects' ORDER BY 1) AS targets
     FROM "Memory" m
    WHERE m.id IN (SELECT l."memoryId" FROM "MemoryLink" l
-                   WHERE l."targetMemoryId" IN (SELECT id FROM entry) AND l."linkType" = 'corrects')
+                   WHERE l."targetMemoryId" = ANY (ARRAY(SELECT id FROM entry)) AND l."linkType" = 'corrects')
      AND m."agentId" = $1 AND m."runKind" = 'ANALYSIS' AND m."isCorrection" AND m."createdAt" <= $3
      AND (m.scope = 'AGENT' OR EXISTS (
            SELECT 1 FROM "MemoryTarget" t WHERE t."memoryId" = m.id AND t."instrumentId" = $2))

@@ -89,3 +89,6 @@ process.on('message', (command: ClientCommand) => {
     process.exit(0);
   }
 });
+
+// The bench process died (a crash, Ctrl-C): this generator must not outlive it with its sockets open.
+process.on('disconnect', () => process.exit(1));

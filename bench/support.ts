@@ -146,16 +146,32 @@ export async function startServiceProcess(
     },
     profile,
   );
+  running.add(service.child);
+  let closing = false;
+  service.child.once('exit', (code, signal) => {
+    running.delete(service.child);
+    // A service that dies under load is a finding: say so with what it wrote last.
+    if (!closing) process.stderr.write(`service exited (${code ?? signal}):\n${service.output().slice(-4000)}\n`);
+  });
   return {
     url: service.url,
     child: service.child,
     close: async () => {
       // Idle keep-alive sockets to a stopped server would be reset with no request to fail (ECONNRESET).
       keepAlive.destroy();
+      closing = true;
+      // BENCH_SERVICE_OUTPUT=1: what the service logged (warnings and errors), to see why a row looks wrong.
+      if (process.env.BENCH_SERVICE_OUTPUT) process.stderr.write(`service output:\n${service.output().slice(-6000)}\n`);
       await service.stop('SIGTERM');
     },
   };
 }
+
+/** Services this bench started: killed if the bench dies first (a crash must not leave them listening). */
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
 
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
