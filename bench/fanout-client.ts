@@ -18,6 +18,9 @@ export interface ClientReport {
   latencies: number[];
   /** Sockets that are not open any more (cut off or failed). */
   closed: number;
+  /** Subscriptions the server ended (`error` or `complete`) on a socket that stayed open, and the first such message. */
+  ended: number;
+  firstEnd: string | null;
   /** CPU seconds this process used since the last reset. */
   cpuSeconds: number;
 }
@@ -30,6 +33,8 @@ const MARKER = Buffer.from('"createdAt":"');
 
 const sockets: WebSocket[] = [];
 let latencies: number[] = [];
+let ended = 0;
+let firstEnd: string | null = null;
 let cpuAtReset = process.cpuUsage();
 
 function open(command: OpenCommand, query: string): Promise<void> {
@@ -46,6 +51,9 @@ function open(command: OpenCommand, query: string): Promise<void> {
       if (at >= 0) {
         const createdAt = data.toString('latin1', at + MARKER.length, at + MARKER.length + 24);
         latencies.push(Date.now() - Date.parse(createdAt));
+      } else if (data.includes('"type":"error"') || data.includes('"type":"complete"')) {
+        ended++;
+        firstEnd ??= data.toString('utf8', 0, Math.min(data.length, 300));
       } else if (data.includes('"connection_ack"')) {
         socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query } }));
         resolve();
@@ -81,6 +89,8 @@ process.on('message', (command: ClientCommand) => {
     const report: ClientReport = {
       latencies,
       closed: sockets.filter((socket) => socket.readyState !== WebSocket.OPEN).length,
+      ended,
+      firstEnd,
       cpuSeconds: (cpu.user + cpu.system) / 1e6,
     };
     reply(report);

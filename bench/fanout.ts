@@ -73,7 +73,9 @@ async function measure(fleet: Fleet, clients: Client[], rate: number, seconds: n
   const latencies = reports.flatMap((report) => report.latencies).sort((a, b) => a - b);
   const generatorCpu = reports.reduce((sum, report) => sum + report.cpuSeconds, 0);
   const closed = reports.reduce((sum, report) => sum + report.closed, 0);
-  return { label, rate, total, latencies, serverCpu, elapsed, generatorCpu, closed };
+  const ended = reports.reduce((sum, report) => sum + report.ended, 0);
+  const firstEnd = reports.find((report) => report.firstEnd)?.firstEnd ?? null;
+  return { label, rate, total, latencies, serverCpu, elapsed, generatorCpu, closed, ended, firstEnd };
 }
 
 type Measured = Awaited<ReturnType<typeof measure>>;
@@ -90,7 +92,8 @@ function line(result: Measured, activeSubscribers: number, rssPer1000: number, b
   return (
     `fanout: ${result.label}, ${result.rate} writes/s: p50 ${percentile(latencies, 50).toFixed(0)} ms, ` +
     `p99 ${percentile(latencies, 99).toFixed(0)} ms commit-to-receive; ${expected - latencies.length} of ${expected} ` +
-    `deliveries lost, ${result.closed} cut off; server CPU ${((100 * serverCpu) / elapsed).toFixed(0)} % ` +
+    `deliveries lost, ${result.closed} cut off, ${result.ended} subscriptions ended by the server` +
+    `${result.firstEnd ? ` (first: ${result.firstEnd})` : ''}; server CPU ${((100 * serverCpu) / elapsed).toFixed(0)} % ` +
     `(${perDelivery.toFixed(1)} µs per delivery${ratio}), RSS +${rssPer1000.toFixed(1)} MB per 1,000 connections; ` +
     `load generator CPU ${((100 * result.generatorCpu) / elapsed).toFixed(0)} %`
   );

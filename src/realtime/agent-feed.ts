@@ -126,7 +126,12 @@ class AgentFeed {
       // The held events committed, so every seq below them has too: read the missing ones.
       this.timer ??= setTimeout(() => {
         this.timer = undefined;
-        if (this.held.size) void this.read(() => this.fill(Math.min(...this.held.keys()) - 1));
+        // Decided when the read runs: a read queued before it may have filled the gap already (and an
+        // empty hold has no minimum: the range would end at Infinity, which PostgreSQL refuses).
+        if (this.held.size)
+          void this.read(async () => {
+            if (this.held.size) await this.fill(Math.min(...this.held.keys()) - 1);
+          });
       }, GAP_WAIT_MS);
     }
   }

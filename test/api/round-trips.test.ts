@@ -227,7 +227,7 @@ describe('round trips', () => {
         "statements": [
           "sql: SELECT r.id, r.agentId, r.producerId, p.name AS producerName, r.kind, r.schedule, r.evidenceBoundary, r.status FROM Run r JOIN Producer p ON p.id = r.producerId WHERE r.tokenHash = $",
           "sql: WITH learnings SELECT m.*, ARRAY(SELECT t.instrumentId FROM MemoryTarget t WHERE t.memoryId = m.id ORDER BY t.position) AS instruments, r.id AS run_id, r.producerId AS run_producer_id, r.kind AS…",
-          "prisma: WITH RECURSIVE instrument_group, agent_group, picked, producer, row, run SELECT json_agg(json_build_object( 'id', m.id, 'producerId', m.producerId, 'type', m.type, 'scope', m.scope, 'createdA…",
+          "prisma: WITH RECURSIVE instrument_group, agent_group, kept, picked, producer, row, run SELECT json_agg(json_build_object( 'id', m.id, 'producerId', m.producerId, 'type', m.type, 'scope', m.scope, 'cr…",
         ],
       }
     `);

@@ -87,4 +87,42 @@ describe('the agent feed (L2)', () => {
     expect((await first).value.id).toBe('id1');
     await again.return(undefined);
   });
+
+  it('L2: a gap read queued behind a slow one, whose gap that one already filled, reads nothing (it read up to Infinity and ended the feed)', async () => {
+    const events = countedEvents();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const reads: unknown[] = [];
+    const db = {
+      prisma: { agent: { findUnique: async () => null } },
+      sql: {
+        query: async (_text: string, params: unknown[]) => {
+          const range = params.slice(1, 3);
+          reads.push(range);
+          // PostgreSQL refuses a bigint parameter of Infinity (22P02).
+          if (!range.every((n) => Number.isSafeInteger(n)))
+            throw new Error('invalid input syntax for type bigint');
+          if (reads.length === 1) await gate; // the first gap read is slow
+          return [{ id: 'id1', type: 'x', createdAt: at, seq: '1', ...facts }];
+        },
+      },
+    } as unknown as Database;
+    const feed = stream(db, events);
+    const received: string[] = [];
+    const consumed = (async () => {
+      for await (const record of feed) {
+        received.push(record.id);
+        if (received.length === 3) return;
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 5));
+    await events.publishMemoryAdded(event(2)); // seq 1 missing: a gap read starts after 50 ms and hangs
+    await new Promise((r) => setTimeout(r, 80));
+    await events.publishMemoryAdded(event(3)); // still a gap: another read is queued behind the first
+    await new Promise((r) => setTimeout(r, 80));
+    release(); // the first read fills seq 1; 2 and 3 follow; nothing is held when the queued read runs
+    await consumed;
+    expect(received).toEqual(['id1', 'id2', 'id3']);
+    expect(reads).toEqual([[0, 1]]);
+  });
 });
