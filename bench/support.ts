@@ -151,7 +151,8 @@ export async function startServiceProcess(
   service.child.once('exit', (code, signal) => {
     running.delete(service.child);
     // A service that dies under load is a finding: say so with what it wrote last.
-    if (!closing) process.stderr.write(`service exited (${code ?? signal}):\n${service.output().slice(-4000)}\n`);
+    if (!closing)
+      process.stderr.write(`service exited (${code ?? signal}):\n${service.output().slice(-4000)}\n`);
   });
   return {
     url: service.url,
@@ -161,7 +162,8 @@ export async function startServiceProcess(
       keepAlive.destroy();
       closing = true;
       // BENCH_SERVICE_OUTPUT=1: what the service logged (warnings and errors), to see why a row looks wrong.
-      if (process.env.BENCH_SERVICE_OUTPUT) process.stderr.write(`service output:\n${service.output().slice(-6000)}\n`);
+      if (process.env.BENCH_SERVICE_OUTPUT)
+        process.stderr.write(`service output:\n${service.output().slice(-6000)}\n`);
       await service.stop('SIGTERM');
     },
   };
