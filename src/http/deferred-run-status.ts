@@ -39,11 +39,15 @@ export function statusAtExecution(
       await check(args, setResultAndStopExecution);
       const { caller } = args.contextValue as unknown as GraphQLContext;
       if (caller?.kind !== 'run' || !caller.statusUnchecked) return;
-      // The insert found the run finished: answered as the gate answers a finished run (401, no data).
+      // Nothing answered: the insert found the run finished, or something refused the request before
+      // any insert (a variable the schema refused): answered as the gate answers a finished run.
       return {
-        onExecuteDone: ({ result, setResult }) => {
-          const refusal = 'errors' in result ? onlyRunRefusals(result as ExecutionResult) : null;
-          if (refusal) setResult({ errors: [unauthenticated(refusal.detail)] });
+        onExecuteDone: async ({ result, setResult }) => {
+          if (!('errors' in result) || answered(result as ExecutionResult)) return;
+          const refusal = onlyRunRefusals(result as ExecutionResult);
+          if (refusal) return setResult({ errors: [unauthenticated(refusal.detail)] });
+          const resolution = await requireRunning(db, caller);
+          if (!resolution.caller) setResult({ errors: [refuse(resolution)] });
         },
       };
     },
@@ -51,9 +55,13 @@ export function statusAtExecution(
   };
 }
 
-/** The run refusal of a result in which no field was answered and every error is one, else null. */
-function onlyRunRefusals({ data, errors }: ExecutionResult): RunNotRunningError | null {
-  if (!errors?.length || Object.values(data ?? {}).some((value) => value !== null)) return null;
+/** A result without errors, or with at least one root field answered (a partial success stays as it is). */
+function answered({ data, errors }: ExecutionResult): boolean {
+  return !errors?.length || Object.values(data ?? {}).some((value) => value !== null);
+}
+
+/** The run refusal of an unanswered result whose every error is one, else null. */
+function onlyRunRefusals({ errors = [] }: ExecutionResult): RunNotRunningError | null {
   const refusals = errors.map((error) => error.originalError);
   const [first] = refusals;
   return first instanceof RunNotRunningError && refusals.every((e) => e instanceof RunNotRunningError)

@@ -65,6 +65,7 @@ describe('remembered run identities (issue 14 item 4, W9, S6)', () => {
       ['/graphql', { query: CREATE_MEMORY, variables: { input: note } }], // the insert refuses (W9)
       ['/graphql', { query: CREATE_MEMORY, variables: { input: { ...note, scope: 'INSTRUMENTS' } } }], // typed error
       ['/graphql', { query: CREATE_MEMORY, variables: { input: { ...note, idempotencyKey: 'k1' } } }], // W8 retry
+      ['/graphql', { query: CREATE_MEMORY, variables: { input: { ...note, scope: 'NOPE' } } }], // a refused variable
       ['/graphql', { query: '{ tradingContext(instrument: "BTC") { instrument } }' }],
       ['/graphql', { query: '{ noSuchField }' }], // refused before it is parsed or validated (S3)
       [
