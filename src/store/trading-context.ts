@@ -61,20 +61,16 @@ interface CandidateRow {
 const epochMs = (column: string) => Prisma.raw(`(extract(epoch FROM ${column}) * 1000)::bigint`);
 
 /**
- * C1: the Analysis records of this context by scope — instrument-targeting ones through MemoryTarget
- * (alias t), agent-wide ones from Memory (alias m); `correction` picks entries (C2) or corrections (C6).
+ * C1 + C2: the Analysis records of this context that can be entries (corrections are found through
+ * the kept entries, C11) — instrument-targeting ones through MemoryTarget (alias t), agent-wide ones
+ * from Memory (alias m).
  */
-function analysisOf(
-  { agentId, instrument }: ContextQuery,
-  alias: 't' | 'm',
-  correction: boolean,
-): Prisma.Sql {
-  const isCorrection = Prisma.raw(correction ? 'true' : 'false');
+function entriesOf({ agentId, instrument }: ContextQuery, alias: 't' | 'm'): Prisma.Sql {
   return alias === 't'
     ? Prisma.sql`t."agentId" = ${agentId}::uuid AND t."instrumentId" = ${instrument}
-        AND t."runKind" = 'ANALYSIS' AND t."isCorrection" = ${isCorrection}`
+        AND t."runKind" = 'ANALYSIS' AND t."isCorrection" = false`
     : Prisma.sql`m."agentId" = ${agentId}::uuid AND m."runKind" = 'ANALYSIS' AND m.scope = 'AGENT'
-        AND m."isCorrection" = ${isCorrection}`;
+        AND m."isCorrection" = false`;
 }
 
 /**
@@ -94,7 +90,7 @@ function latestPerGroup(query: ContextQuery, alias: 't' | 'm'): Prisma.Sql {
       : `m."producerId", m.type, m."createdAt" DESC, m.id DESC`,
   );
   const next = Prisma.raw(`(${alias}."producerId", ${alias}.type) > (g."producerId", g.type)`);
-  const predicate = analysisOf(query, alias, false);
+  const predicate = entriesOf(query, alias);
   return Prisma.sql`(SELECT ${cols} AS id FROM ${from} WHERE ${predicate} ORDER BY ${order} LIMIT 1)
       UNION ALL
       SELECT nxt.* FROM ${Prisma.raw(alias === 't' ? 'instrument_group' : 'agent_group')} g CROSS JOIN LATERAL (
@@ -107,7 +103,7 @@ function latestAtOrBefore(query: ContextQuery, alias: 't' | 'm'): Prisma.Sql {
   const from = Prisma.raw(alias === 't' ? `"MemoryTarget" t` : `"Memory" m`);
   return Prisma.sql`CASE WHEN g."createdAt" <= ${query.at} THEN g.id ELSE (
                SELECT ${id} FROM ${from}
-                WHERE ${analysisOf(query, alias, false)} AND ${Prisma.raw(alias)}."producerId" = g."producerId"
+                WHERE ${entriesOf(query, alias)} AND ${Prisma.raw(alias)}."producerId" = g."producerId"
                   AND ${Prisma.raw(alias)}.type = g.type AND ${Prisma.raw(alias)}."createdAt" <= ${query.at}
                 ORDER BY ${Prisma.raw(alias)}."createdAt" DESC, ${id} DESC LIMIT 1)
              END`;
@@ -115,7 +111,8 @@ function latestAtOrBefore(query: ContextQuery, alias: 't' | 'm'): Prisma.Sql {
 
 /**
  * C1 + C2 + C6 candidates in one statement: each group's latest entry at `at` (instrument-targeting
- * and agent-wide), every correction created by `at` (grouping by target set is the domain's, C6).
+ * and agent-wide), and every correction created by `at` of one of those entries (C11; grouping by
+ * target set is the domain's, C6).
  * Each row carries its provenance (each run looked up once); entries their producer's enablement at
  * `at` (C3, C9); corrections their `corrects` targets; unexpired records their research (C4).
  */
