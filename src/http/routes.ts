@@ -2,12 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Plugin } from 'graphql-yoga';
-import {
-  requireRunning,
-  resolveCallerDeferringStatus,
-  type Caller,
-  type RunIdentities,
-} from '../auth/caller.js';
+import { requireRunning, resolveCallerDeferringStatus, type RunIdentities } from '../auth/caller.js';
 import { bearerToken } from '../auth/tokens.js';
 import type { Database } from '../store/db.js';
 import type { MemoryEvents } from '../realtime/events.js';
@@ -16,7 +11,7 @@ import { json } from './json.js';
 import { noteCaller } from './request-log.js';
 import { parseRestMemoryBody, restErrorResponse, unauthenticatedResponse } from './rest-memories.js';
 import { EXPORT_PATH, exportMemories, nodeResponseOf } from './export.js';
-import { writeMemory } from '../service/write-memory.js';
+import { writeMemory, type MemoryWrite } from '../service/write-memory.js';
 import type { Metrics } from '../metrics.js';
 import { toMemoryView } from '../store/memory-view.js';
 
@@ -89,48 +84,53 @@ async function postMemory(deps: RouteDeps, request: Request): Promise<Response> 
   if (!caller) return unauthenticatedResponse(failure);
   if (caller.kind !== 'run')
     return json(403, { error: 'writing memories needs a run token', code: 'forbidden' });
-  const response = await writeFromBody(deps, request, caller);
-  // S6: a refusal to a run whose status was not read says first whether the run still runs.
-  if (response.status >= 400 && response.status !== 401 && caller.statusUnchecked) {
-    const checked = await requireRunning(deps.db, caller);
-    if (!checked.caller) return unauthenticatedResponse(checked.failure);
-  }
-  return response;
-}
-
-async function writeFromBody(
-  deps: RouteDeps,
-  request: Request,
-  caller: Extract<Caller, { kind: 'run' }>,
-): Promise<Response> {
-  let body: unknown;
-  try {
-    body = JSON.parse(await readCapped(request, MAX_REST_BODY_BYTES));
-  } catch (error) {
-    if (error instanceof BodyTooLarge) {
-      return json(413, {
-        error: `the body must be at most ${MAX_REST_BODY_BYTES} bytes`,
-        code: 'validation_error',
-        field: 'body',
-      });
+  const body = await readMemoryBody(request);
+  if ('refusal' in body) {
+    // S6: a refusal to a run whose status was not read says first whether the run still runs
+    // (writeMemory does the same for the refusals it gives).
+    if (caller.statusUnchecked) {
+      const checked = await requireRunning(deps.db, caller);
+      if (!checked.caller) return unauthenticatedResponse(checked.failure);
     }
-    return json(400, { error: 'the body must be a JSON object', code: 'validation_error', field: 'body' });
+    return body.refusal;
   }
-  const parsed = parseRestMemoryBody(body);
-  if (!parsed.ok) return json(400, { error: parsed.message, code: 'validation_error', field: parsed.field });
   try {
-    const written = await writeMemory(
-      deps,
-      caller.run,
-      parsed.input,
-      'rest',
-      caller.statusUnchecked === true,
-    );
+    const unchecked = caller.statusUnchecked === true;
+    const written = await writeMemory(deps, caller.run, body.input, 'rest', unchecked);
     const memory = toMemoryView(written.record, deps.now());
     return json(201, { memory, expires_at: memory.expires_at });
   } catch (error) {
     return restErrorResponse(error, deps.logger);
   }
+}
+
+/** The body of POST /api/v1/memories as a write, or the 4xx refusing it. */
+async function readMemoryBody(request: Request): Promise<{ input: MemoryWrite } | { refusal: Response }> {
+  let body: unknown;
+  try {
+    body = JSON.parse(await readCapped(request, MAX_REST_BODY_BYTES));
+  } catch (error) {
+    if (error instanceof BodyTooLarge) {
+      return {
+        refusal: json(413, {
+          error: `the body must be at most ${MAX_REST_BODY_BYTES} bytes`,
+          code: 'validation_error',
+          field: 'body',
+        }),
+      };
+    }
+    return {
+      refusal: json(400, {
+        error: 'the body must be a JSON object',
+        code: 'validation_error',
+        field: 'body',
+      }),
+    };
+  }
+  const parsed = parseRestMemoryBody(body);
+  if (!parsed.ok)
+    return { refusal: json(400, { error: parsed.message, code: 'validation_error', field: parsed.field }) };
+  return { input: parsed.input };
 }
 
 export function httpRoutes(deps: RouteDeps): Plugin {
