@@ -2,7 +2,7 @@
 // life of a connection).
 import type { Database } from '../store/db.js';
 import type { RunIdentity } from '../domain/types.js';
-import { findOperatorByTokenHash, findRunByTokenHash } from '../store/tokens.js';
+import { findOperatorByTokenHash, findRunByTokenHash, runStatus } from '../store/tokens.js';
 import { hashToken, tokensEqual } from '../domain/tokens.js';
 
 export type Caller =
@@ -90,10 +90,10 @@ export async function resolveCallerDeferringStatus(
  */
 export async function requireRunning(db: Database, caller: Caller): Promise<CallerResolution> {
   if (caller.kind !== 'run' || !caller.statusUnchecked) return { caller, failure: null };
-  const run = await findRunByTokenHash(db.sql, caller.tokenKey);
-  if (!run) return UNKNOWN;
-  if (run.status !== 'RUNNING') {
-    return { caller: null, failure: { reason: 'inactive', detail: `run ${run.id} is ${run.status}` } };
+  const status = await runStatus(db.sql, caller.run.id);
+  if (!status) return UNKNOWN;
+  if (status !== 'RUNNING') {
+    return { caller: null, failure: { reason: 'inactive', detail: `run ${caller.run.id} is ${status}` } };
   }
   const { statusUnchecked: _unchecked, ...checked } = caller;
   return { caller: checked, failure: null };

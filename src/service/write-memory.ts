@@ -16,13 +16,8 @@ import type { MemoryEvents } from '../realtime/events.js';
 import type { Database } from '../store/db.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { MemoryRecord } from '../store/memory-record.js';
-import {
-  findByIdempotencyKey,
-  insertedRecord,
-  insertMemory,
-  requireRunningRun,
-  type MemoryInsert,
-} from '../store/memories.js';
+import { findByIdempotencyKey, insertedRecord, insertMemory, type MemoryInsert } from '../store/memories.js';
+import { runStatus } from '../store/tokens.js';
 
 /** What a run asks to write (the shape W1/W6/W7 check); provenance and expiry are the service's (W3, X1). */
 export type MemoryWrite = WriteShapeInput;
@@ -59,11 +54,11 @@ export async function writeMemory(
   let written: WrittenMemory;
   try {
     written = await storeWrite(deps.db, run, input, deps.now());
-    if (statusUnchecked && !written.created) await requireRunningRun(deps.db.sql, run.id);
+    if (statusUnchecked && !written.created) await requireRunningRun(deps.db, run.id);
   } catch (error) {
     const refusal =
       statusUnchecked && error instanceof ServiceError && !(error instanceof RunNotRunningError)
-        ? await requireRunningRun(deps.db.sql, run.id).then(
+        ? await requireRunningRun(deps.db, run.id).then(
             () => error,
             (notRunning: unknown) => notRunning,
           )
@@ -83,6 +78,12 @@ export async function writeMemory(
     });
   }
   return written;
+}
+
+/** W9 outside the insert: a remembered run's status, read now (RunNotRunningError unless RUNNING). */
+async function requireRunningRun(db: Database, runId: string): Promise<void> {
+  const status = await runStatus(db.sql, runId);
+  if (status !== 'RUNNING') throw new RunNotRunningError(runId, status);
 }
 
 async function storeWrite(

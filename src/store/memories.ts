@@ -181,15 +181,6 @@ export async function insertMemory(sql: Sql, row: MemoryInsert, mode: 'write' | 
   throw new Error('memory insert returned no row although every reference is valid');
 }
 
-/** W9 outside a write: throws RunNotRunningError unless the run is RUNNING now. */
-export async function requireRunningRun(sql: Sql, runId: string): Promise<void> {
-  const [run] = await sql.query<{ status: string }>(
-    'SELECT status::text AS status FROM "Run" WHERE id = $1',
-    [runId],
-  );
-  if (run?.status !== 'RUNNING') throw new RunNotRunningError(runId, run?.status ?? null);
-}
-
 /**
  * The search index (filter-sql.ts SEARCH_DOCUMENT) refused the row: its words and positions exceed
  * PostgreSQL's 1 MiB tsvector limit (SQLSTATE 54000). W7's limits allow content and metadata that

@@ -38,6 +38,15 @@ export async function findOperatorByTokenHash(sql: Sql, tokenHash: string): Prom
   return operator ?? null;
 }
 
+/** A run's status now (null: no such run) — for a caller whose identity was remembered (S6, W9). */
+export async function runStatus(sql: Sql, runId: string): Promise<RunStatus | null> {
+  const [run] = await sql.query<{ status: RunStatus }>(
+    'SELECT status::text AS status FROM "Run" WHERE id = $1',
+    [runId],
+  );
+  return run?.status ?? null;
+}
+
 /** Of the given run and operator token hashes, those that still authenticate (RUNNING, not revoked). */
 export async function liveTokenHashes(sql: Sql, tokenHashes: string[]): Promise<Set<string>> {
   const rows = await sql.query<{ tokenHash: string }>(
