@@ -67,3 +67,9 @@ export function memoryReadFilter(caller: Caller): RecordReadFilter {
   }
   return { agentId: caller.agentId };
 }
+
+/** memoryReadFilter where a caller must exist: every operation that answers a Memory has one (S3). */
+export function linkedFromReadFilter(caller: Caller | null): RecordReadFilter {
+  if (!caller) throw new Error('Memory.linkedFrom reached without a caller');
+  return memoryReadFilter(caller);
+}

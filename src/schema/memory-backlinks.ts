@@ -1,16 +1,9 @@
 // Memory.linkedFrom: what links to a record — the other direction of `links`, under the caller's read
 // rules (§1), so the operator page opens every record from every record that cites it.
-import { memoryReadFilter } from '../auth/access.js';
-import type { Caller } from '../auth/caller.js';
-import { backlinksArgs, type Backlink, type RecordReadFilter } from '../store/memory-record.js';
+import { linkedFromReadFilter } from '../auth/access.js';
+import { backlinksArgs, type Backlink } from '../store/memory-record.js';
 import { builder } from './builder.js';
 import { MemoryRef } from './memory.js';
-
-/** Every operation that answers a Memory has a caller (S3: no token is refused before execution). */
-function readableBy(caller: Caller | null): RecordReadFilter {
-  if (!caller) throw new Error('Memory.linkedFrom resolved without a caller');
-  return memoryReadFilter(caller);
-}
 
 const MemoryBacklinkRef = builder.objectRef<Backlink>('MemoryBacklink').implement({
   description: 'A link to this record from another record of the same agent.',
@@ -32,7 +25,7 @@ builder.objectField(MemoryRef, 'linkedFrom', (t) =>
       if (memory.linkedBy) return memory.linkedBy;
       // A record answered by a write is not read back: a new one has no links to it yet, a retry's
       // (W8) may have some.
-      const readable = readableBy(ctx.caller);
+      const readable = linkedFromReadFilter(ctx.caller);
       return ctx.db.prisma.memoryLink.findMany({
         ...backlinksArgs(readable),
         where: { targetMemoryId: memory.id, memory: readable },

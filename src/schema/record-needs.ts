@@ -9,7 +9,7 @@ import {
   type GraphQLResolveInfo,
   type SelectionSetNode,
 } from 'graphql';
-import { memoryReadFilter } from '../auth/access.js';
+import { linkedFromReadFilter } from '../auth/access.js';
 import type { Caller } from '../auth/caller.js';
 import type { RecordNeeds } from '../store/record-rows.js';
 
@@ -51,13 +51,7 @@ export function recordNeeds(
   path: readonly string[] = [],
 ): RecordNeeds {
   const parts = selectedParts(info, path);
-  let backlinks = null;
-  if (parts.backlinks) {
-    // Every operation that answers a Memory has a caller (S3: no token is refused before execution).
-    if (!caller) throw new Error('Memory.linkedFrom planned without a caller');
-    backlinks = memoryReadFilter(caller);
-  }
-  return { ...parts, backlinks };
+  return { ...parts, backlinks: parts.backlinks ? linkedFromReadFilter(caller) : null };
 }
 
 function selectedParts(info: GraphQLResolveInfo, path: readonly string[]): SelectedParts {
