@@ -3,7 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
-import { describeAuthFailure, MISSING, RunIdentities } from './auth/caller.js';
+import { describeAuthFailure, MISSING, TokenIdentities } from './auth/caller.js';
 import { schema } from './schema/index.js';
 import type { GraphQLContext } from './schema/context.js';
 import { boundedMasking, maskErrors, requestError } from './schema/errors.js';
@@ -62,7 +62,7 @@ type InitialContext = { request?: Request } & Partial<SocketOperationContext>;
 /** What the Yoga instance is built from besides `deps`. */
 interface YogaParts {
   authGate: AuthGate;
-  identities: RunIdentities;
+  identities: TokenIdentities;
   sessions: TokenSessions;
   metrics: Metrics;
   now: () => Date;
@@ -174,7 +174,7 @@ export function createServer(deps: ServerDeps): Server {
   // The WebSocket server exists only below; the gauge reads it when scraped.
   let openSockets = () => 0;
   const maskError = boundedMasking(maskErrors(deps.logger));
-  const identities = new RunIdentities();
+  const identities = new TokenIdentities();
   const parts: YogaParts = {
     authGate: createAuthGate({
       ...deps,

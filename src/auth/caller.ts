@@ -1,24 +1,36 @@
 // token → caller, once per HTTP request and once per WebSocket operation (W9: never cached for the
-// life of a connection).
+// life of a connection). A token's identity may be remembered; whether it still authenticates never
+// is (TokenIdentities, `unverified`).
 import type { Database } from '../store/db.js';
 import type { RunIdentity } from '../domain/types.js';
-import { findOperatorByTokenHash, findRunByTokenHash, runStatus } from '../store/tokens.js';
+import { InactiveTokenError } from '../domain/errors.js';
+import {
+  findOperatorByTokenHash,
+  findRunByTokenHash,
+  operatorTokenRevokedAt,
+  runStatus,
+  type TokenLiveness,
+} from '../store/tokens.js';
 import { hashToken, tokensEqual } from '../domain/tokens.js';
 
 export type Caller =
   | { kind: 'admin'; tokenKey: string }
-  | { kind: 'operator'; agentId: string; tokenKey: string; operatorTokenId: string }
+  | { kind: 'operator'; agentId: string; tokenKey: string; operatorTokenId: string; unverified?: true }
   | {
       kind: 'run';
       agentId: string;
       run: RunIdentity & { producerName: string };
       tokenKey: string;
-      /**
-       * The identity came from RunIdentities without reading the run's status: only a write may act
-       * on it, whose insert checks RUNNING atomically (W9); anything else checks first (requireRunning).
-       */
-      statusUnchecked?: true;
+      unverified?: true;
     };
+
+/**
+ * `unverified`: the identity came from TokenIdentities without reading whether the token still
+ * authenticates (a run RUNNING, an operator token not revoked). Only a statement that checks it
+ * itself may act on such a caller — a write's insert (W9), a read with the check folded in
+ * (readLive) — and anything else checks first (requireLive).
+ */
+type RememberedCaller = Extract<Caller, { kind: 'run' } | { kind: 'operator' }>;
 
 /**
  * Why no caller: `missing` (no token sent), `unknown` (not a token of this service) or `inactive`
@@ -38,65 +50,104 @@ export function describeAuthFailure(failure: AuthFailure | null): string | null 
   return failure.reason === 'unknown' ? 'unknown token' : failure.detail;
 }
 
-type RunCaller = Extract<Caller, { kind: 'run' }>;
-
-/** Most run tokens this process remembers (a run writes a handful of records; runs are short). */
-export const MAX_REMEMBERED_RUNS = 10_000;
+/** Most token identities this process remembers (runs are short; operators few). */
+export const MAX_REMEMBERED_TOKENS = 10_000;
 
 /**
- * Run-token identities already read (issue 14: a write in one round trip). A run's identity —
- * agent, producer, kind, schedule, evidence boundary — never changes; its status does, so it is
- * never remembered: the caller comes back `statusUnchecked`. Oldest first out when full.
+ * Run and operator token identities already read (issue 14: a write or a read in one round trip).
+ * An identity — agent, producer, kind, schedule, evidence boundary; an operator token's id — never
+ * changes; whether the token still authenticates does, so that is never remembered: the caller
+ * comes back `unverified`. Oldest first out when full.
  */
-export class RunIdentities {
-  private readonly runs = new Map<string, RunCaller>();
+export class TokenIdentities {
+  private readonly callers = new Map<string, RememberedCaller>();
 
-  constructor(private readonly max = MAX_REMEMBERED_RUNS) {}
+  constructor(private readonly max = MAX_REMEMBERED_TOKENS) {}
 
-  get(tokenKey: string): RunCaller | undefined {
-    return this.runs.get(tokenKey);
+  get(tokenKey: string): RememberedCaller | undefined {
+    return this.callers.get(tokenKey);
   }
 
-  remember(caller: RunCaller): void {
-    if (this.runs.has(caller.tokenKey)) return;
-    if (this.runs.size >= this.max) this.runs.delete(this.runs.keys().next().value!);
-    this.runs.set(caller.tokenKey, caller);
+  remember(caller: RememberedCaller): void {
+    if (this.callers.has(caller.tokenKey)) return;
+    if (this.callers.size >= this.max) this.callers.delete(this.callers.keys().next().value!);
+    this.callers.set(caller.tokenKey, caller);
   }
 }
 
 /**
- * resolveCaller, except that a run token whose identity this process has read comes back without a
- * statement, `statusUnchecked` (W9: its write checks the status atomically; S6: anything else calls
- * requireRunning first).
+ * resolveCaller, except that a run or operator token whose identity this process has read comes
+ * back without a statement, `unverified` (W9: a write checks the run atomically; a read folds the
+ * check into its statement; S6: anything else calls requireLive first).
  */
-export async function resolveCallerDeferringStatus(
+export async function resolveCallerDeferringLiveness(
   db: Database,
   token: string | null,
   adminToken: string,
-  identities: RunIdentities,
+  identities: TokenIdentities,
 ): Promise<CallerResolution> {
-  if (token?.startsWith('run_') && !tokensEqual(token, adminToken)) {
+  if ((token?.startsWith('run_') || token?.startsWith('op_')) && !tokensEqual(token, adminToken)) {
     const known = identities.get(hashToken(token));
-    if (known) return { caller: { ...known, statusUnchecked: true }, failure: null };
+    if (known) return { caller: { ...known, unverified: true }, failure: null };
   }
   const resolution = await resolveCaller(db, token, adminToken);
-  if (resolution.caller?.kind === 'run') identities.remember(resolution.caller);
+  if (resolution.caller && resolution.caller.kind !== 'admin') identities.remember(resolution.caller);
   return resolution;
 }
 
 /**
- * S6, W9 for a caller resolved `statusUnchecked`: the resolution as resolveCaller gives it now — the
- * same caller when its run is still RUNNING, else the refusal (`run … is FINISHED`).
+ * S6, W9 for a caller resolved `unverified`: the resolution as resolveCaller gives it now — the same
+ * caller while its run is RUNNING or its operator token not revoked, else the refusal
+ * (`run … is SUCCEEDED`, `operator token revoked`).
  */
-export async function requireRunning(db: Database, caller: Caller): Promise<CallerResolution> {
-  if (caller.kind !== 'run' || !caller.statusUnchecked) return { caller, failure: null };
-  const status = await runStatus(db.sql, caller.run.id);
-  if (!status) return UNKNOWN;
-  if (status !== 'RUNNING') {
-    return { caller: null, failure: { reason: 'inactive', detail: `run ${caller.run.id} is ${status}` } };
+export async function requireLive(db: Database, caller: Caller): Promise<CallerResolution> {
+  if (caller.kind === 'admin' || !caller.unverified) return { caller, failure: null };
+  if (caller.kind === 'run') {
+    const status = await runStatus(db.sql, caller.run.id);
+    if (!status) return UNKNOWN;
+    if (status !== 'RUNNING') {
+      return { caller: null, failure: { reason: 'inactive', detail: `run ${caller.run.id} is ${status}` } };
+    }
+  } else {
+    const revokedAt = await operatorTokenRevokedAt(db.sql, caller.operatorTokenId);
+    if (revokedAt === undefined) return UNKNOWN;
+    if (revokedAt !== null) return { caller: null, failure: { reason: 'inactive', detail: REVOKED } };
   }
-  const { statusUnchecked: _unchecked, ...checked } = caller;
+  const { unverified: _unverified, ...checked } = caller;
   return { caller: checked, failure: null };
+}
+
+const REVOKED = 'operator token revoked';
+
+/** The check a read folds into its statement for an `unverified` caller (null: nothing to check). */
+export function livenessOf(caller: Caller): TokenLiveness | null {
+  if (caller.kind === 'admin' || !caller.unverified) return null;
+  return caller.kind === 'run'
+    ? { kind: 'run', runId: caller.run.id }
+    : { kind: 'operator', operatorTokenId: caller.operatorTokenId };
+}
+
+/**
+ * A read in one round trip for an `unverified` caller (issue 14 item 2): `read` folds the liveness
+ * check into its statement (store/tokens.ts livenessCondition), so a token that stopped
+ * authenticating reads nothing. Only when nothing came back is it asked why — an empty answer or a
+ * dead token — with one more statement; a dead token throws InactiveTokenError (S6, W9), which the
+ * request answers as the gate would have.
+ */
+export async function readLive<T>(
+  db: Database,
+  caller: Caller,
+  read: (liveness: TokenLiveness | null) => Promise<T>,
+  isEmpty: (answer: T) => boolean,
+): Promise<T> {
+  const liveness = livenessOf(caller);
+  const answer = await read(liveness);
+  if (liveness && isEmpty(answer)) {
+    const checked = await requireLive(db, caller);
+    if (!checked.caller)
+      throw new InactiveTokenError(describeAuthFailure(checked.failure) ?? 'unknown token');
+  }
+  return answer;
 }
 
 export async function resolveCaller(
@@ -121,7 +172,7 @@ export async function resolveCaller(
     const operator = await findOperatorByTokenHash(db.sql, tokenKey);
     if (!operator) return UNKNOWN;
     if (operator.revokedAt) {
-      return { caller: null, failure: { reason: 'inactive', detail: 'operator token revoked' } };
+      return { caller: null, failure: { reason: 'inactive', detail: REVOKED } };
     }
     return {
       caller: { kind: 'operator', agentId: operator.agentId, tokenKey, operatorTokenId: operator.id },

@@ -38,15 +38,24 @@ export class UnauthenticatedError extends ServiceError {
   }
 }
 
-/** W9: the writing run is no longer RUNNING (finished while the write was on its way); REST answers 401. */
-export class RunNotRunningError extends ServiceError {
+/**
+ * A token that stopped authenticating, found by the statement that acted on it (its check folded in:
+ * W9's insert, a read for a remembered token); answered as the gate answers such a token (401).
+ */
+export class InactiveTokenError extends ServiceError {
   readonly code = 'UNAUTHENTICATED';
-  /** What the refusal says after "Not authenticated: " (the gate's words for an inactive run, L4). */
+  /** What the refusal says after "Not authenticated: " (the gate's words, L4). */
   readonly detail: string;
-  constructor(runId: string | null, status: string | null) {
-    const detail = `run ${runId ?? 'unknown'} is ${status ?? 'unknown'}`;
+  constructor(detail: string) {
     super(`Not authenticated: ${detail}`);
     this.detail = detail;
+  }
+}
+
+/** W9: the writing run is no longer RUNNING (finished while the write was on its way); REST answers 401. */
+export class RunNotRunningError extends InactiveTokenError {
+  constructor(runId: string | null, status: string | null) {
+    super(`run ${runId ?? 'unknown'} is ${status ?? 'unknown'}`);
   }
 }
 

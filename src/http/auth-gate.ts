@@ -6,16 +6,16 @@ import type { Plugin } from 'graphql-yoga';
 import {
   describeAuthFailure,
   resolveCaller,
-  resolveCallerDeferringStatus,
+  resolveCallerDeferringLiveness,
   type CallerResolution,
-  type RunIdentities,
+  type TokenIdentities,
 } from '../auth/caller.js';
 import { internalError, unauthenticated } from '../auth/errors.js';
 import { bearerToken } from '../auth/tokens.js';
 import type { Logger } from '../logger.js';
 import { logError } from '../log-policy.js';
 import type { Database } from '../store/db.js';
-import { statusAtExecution, statusBeforeParse } from './deferred-run-status.js';
+import { livenessBeforeParse, livenessHooks } from './deferred-liveness.js';
 import { noteCaller } from './request-log.js';
 
 /** Anonymous introspection: at most this many bytes in the body and tokens in the document. */
@@ -42,8 +42,8 @@ export function createAuthGate(deps: {
   logger: Logger;
   /** Paths where every request, whatever its method or size, needs a token (no anonymous introspection). */
   tokenOnlyPaths?: readonly string[];
-  /** Run identities this process has read: a write of a known run needs no lookup (issue 14). */
-  identities: RunIdentities;
+  /** Token identities this process has read: a write or a read of a known token needs no lookup (issue 14). */
+  identities: TokenIdentities;
 }): AuthGate {
   const resolutions = new WeakMap<Request, CallerResolution>();
   const refuse = (resolution: CallerResolution) => unauthenticated(describeAuthFailure(resolution.failure));
@@ -60,12 +60,13 @@ export function createAuthGate(deps: {
       let resolution: CallerResolution;
       const token = bearerToken(request.headers.get('authorization'));
       try {
-        // A known run's small POST may be a write, whose insert checks the run's status (W9): its
-        // status is checked below only if the document turns out to be anything else (S6). Small:
-        // such a caller costs no more parsing than an anonymous introspection (S3).
+        // A known token's small POST may be a write, whose insert checks the run's status (W9), or a
+        // read that checks the token in its own statement: the token is checked below only if the
+        // document turns out to be anything else (S6). Small: such a caller costs no more parsing
+        // than an anonymous introspection (S3).
         resolution =
           !tokenOnly && request.method === 'POST' && hasSmallBody(request)
-            ? await resolveCallerDeferringStatus(deps.db, token, deps.adminToken, deps.identities)
+            ? await resolveCallerDeferringLiveness(deps.db, token, deps.adminToken, deps.identities)
             : await resolveCaller(deps.db, token, deps.adminToken);
       } catch (error) {
         // The database did not answer: a generic error that leaks nothing (W5).
@@ -96,7 +97,7 @@ export function createAuthGate(deps: {
       // A GraphQL request the gate did not see (an unusual spelling of the path) is refused too.
       if (!resolution) return setResult({ errors: [unauthenticated(null)] });
       try {
-        resolution = await statusBeforeParse(deps.db, resolution, params.query);
+        resolution = await livenessBeforeParse(deps.db, resolution, params.query);
       } catch (error) {
         noteCaller('unverified'); // as when the first lookup fails: the caller was not established
         logError(deps.logger, error, 'resolving the caller');
@@ -106,7 +107,7 @@ export function createAuthGate(deps: {
       if (resolution.caller) return;
       if (!isSmallIntrospection(params.query)) setResult({ errors: [refuse(resolution)] });
     },
-    ...statusAtExecution(deps.db, refuse),
+    ...livenessHooks(deps.db, refuse, resolutions),
   };
   return { plugin, resolutionOf: (request) => resolutions.get(request) };
 }

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Plugin } from 'graphql-yoga';
-import { requireRunning, resolveCallerDeferringStatus, type RunIdentities } from '../auth/caller.js';
+import { requireLive, resolveCallerDeferringLiveness, type TokenIdentities } from '../auth/caller.js';
 import { bearerToken } from '../auth/tokens.js';
 import type { Database } from '../store/db.js';
 import type { MemoryEvents } from '../realtime/events.js';
@@ -23,7 +23,7 @@ interface RouteDeps {
   now: () => Date;
   webRoot?: string;
   metrics?: Metrics;
-  identities: RunIdentities;
+  identities: TokenIdentities;
 }
 
 const contentTypes: Record<string, string> = {
@@ -74,7 +74,7 @@ async function readCapped(request: Request, max: number): Promise<string> {
 async function postMemory(deps: RouteDeps, request: Request): Promise<Response> {
   const token = bearerToken(request.headers.get('authorization'));
   // A known run needs no lookup: the insert checks its status (W9), writeMemory does on a refusal.
-  const { caller, failure } = await resolveCallerDeferringStatus(
+  const { caller, failure } = await resolveCallerDeferringLiveness(
     deps.db,
     token,
     deps.adminToken,
@@ -82,20 +82,18 @@ async function postMemory(deps: RouteDeps, request: Request): Promise<Response> 
   );
   noteCaller(caller?.kind ?? 'none');
   if (!caller) return unauthenticatedResponse(failure);
+  // S6: a refusal to a token whose liveness was not read says first whether it still authenticates
+  // (writeMemory does the same for the refusals it gives).
+  const refuseUnlessLive = async (refusal: Response) => {
+    const checked = await requireLive(deps.db, caller);
+    return checked.caller ? refusal : unauthenticatedResponse(checked.failure);
+  };
   if (caller.kind !== 'run')
-    return json(403, { error: 'writing memories needs a run token', code: 'forbidden' });
+    return refuseUnlessLive(json(403, { error: 'writing memories needs a run token', code: 'forbidden' }));
   const body = await readMemoryBody(request);
-  if ('refusal' in body) {
-    // S6: a refusal to a run whose status was not read says first whether the run still runs
-    // (writeMemory does the same for the refusals it gives).
-    if (caller.statusUnchecked) {
-      const checked = await requireRunning(deps.db, caller);
-      if (!checked.caller) return unauthenticatedResponse(checked.failure);
-    }
-    return body.refusal;
-  }
+  if ('refusal' in body) return refuseUnlessLive(body.refusal);
   try {
-    const unchecked = caller.statusUnchecked === true;
+    const unchecked = caller.unverified === true;
     const written = await writeMemory(deps, caller.run, body.input, 'rest', unchecked);
     const memory = toMemoryView(written.record, deps.now());
     return json(201, { memory, expires_at: memory.expires_at });

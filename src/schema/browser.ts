@@ -1,5 +1,6 @@
 // The operator browser (B1–B4): `memories` (filtered keyset pages) and `memoryTypes` (discovered types).
 import { agentForRead } from '../auth/access.js';
+import { readLive } from '../auth/caller.js';
 import { InputError } from '../domain/errors.js';
 import {
   DEFAULT_PAGE_SIZE,
@@ -144,7 +145,12 @@ builder.queryFields((t) => ({
       const { filter, position, digest } = resolvePageFilter(agentId, args.filter, args.after, ctx.now());
       // The node selection (instruments, links, provenance …) is loaded by the page's one statement.
       const needs = recordNeeds(info, ctx.caller, ['edges', 'node']);
-      const page = await listMemoryPage(ctx.db, agentId, filter, { first, after: position }, needs);
+      const page = await readLive(
+        ctx.db,
+        ctx.caller,
+        (liveness) => listMemoryPage(ctx.db, agentId, filter, { first, after: position }, needs, liveness),
+        ({ rows }) => rows.length === 0,
+      );
       const window = filter.window ? { from: filter.window.from, to: filter.window.to } : null;
       // The seq makes a list edge's cursor a resume point for memoryAdded too (L2).
       const cursorOf = (position: CursorPosition) => () => encodePageCursor({ position, window, digest });
@@ -179,7 +185,12 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const agentId = agentForRead(ctx.caller, args.agentId, 'browse');
       const filter = resolveTypeCountFilter(args.filter, args.window, ctx.now());
-      return listMemoryTypes(ctx.db, agentId, filter);
+      return readLive(
+        ctx.db,
+        ctx.caller,
+        (liveness) => listMemoryTypes(ctx.db, agentId, filter, liveness),
+        (types) => types.length === 0,
+      );
     },
   }),
 }));

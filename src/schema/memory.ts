@@ -1,6 +1,7 @@
 // The Memory record (§1), its reads (`memory`) and the write mutation (`createMemory`, W1–W8).
 import type { SchemaTypes } from '@pothos/core';
 import { memoryReadFilter } from '../auth/access.js';
+import { readLive } from '../auth/caller.js';
 import {
   IdempotencyConflictError,
   InvalidMemoryLinkError,
@@ -94,7 +95,13 @@ builder.queryField('memory', (t) =>
     args: { id: t.arg({ type: 'UUID', required: true }) },
     // One statement with what the selection needs; planning it tells the fields their data is there.
     resolve: (_root, { id }, ctx, info) =>
-      findRecord(ctx.db.sql, id, recordNeeds(info, ctx.caller), memoryReadFilter(ctx.caller)),
+      readLive(
+        ctx.db,
+        ctx.caller,
+        (liveness) =>
+          findRecord(ctx.db.sql, id, recordNeeds(info, ctx.caller), memoryReadFilter(ctx.caller), liveness),
+        (record) => record === null,
+      ),
   }),
 );
 
@@ -196,6 +203,6 @@ builder.mutationField('createMemory', (t) =>
     },
     args: { input: t.arg({ type: CreateMemoryInputRef, required: true }) },
     resolve: (_root, { input }, ctx) =>
-      writeMemory(ctx, ctx.caller.run, input, 'graphql', ctx.caller.statusUnchecked === true),
+      writeMemory(ctx, ctx.caller.run, input, 'graphql', ctx.caller.unverified === true),
   }),
 );

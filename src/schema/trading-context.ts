@@ -1,6 +1,6 @@
 // The trading context (C1–C10) and the decision audit (T3): what an agent knew for an instrument at an instant.
 import { agentForRead } from '../auth/access.js';
-import type { Caller } from '../auth/caller.js';
+import { livenessOf, readLive, type Caller } from '../auth/caller.js';
 import { requireStorableText } from '../domain/errors.js';
 import type { ContextResearch } from '../domain/trading-context.js';
 import {
@@ -32,8 +32,11 @@ interface TradingContextSource extends ContextQuery {
   view(): Promise<TradingContextView>;
 }
 
-function contextSource(db: Database, query: ContextQuery): TradingContextSource {
-  let loaded: Promise<TradingContextView> | undefined;
+function contextSource(
+  db: Database,
+  query: ContextQuery,
+  loaded?: Promise<TradingContextView>,
+): TradingContextSource {
   return { ...query, view: () => (loaded ??= loadTradingContext(db, query)) };
 }
 
@@ -131,11 +134,20 @@ builder.queryField('tradingContext', (t) =>
       instrument: t.arg.string({ required: true }),
       at: t.arg({ type: 'DateTime' }),
     },
-    resolve: (_root, args, ctx) => {
+    resolve: async (_root, args, ctx) => {
       const agentId = agentForRead(ctx.caller, args.agentId, 'context');
       requireStorableText([['instrument', args.instrument]]); // W10
       // C5: an unknown or unselected instrument is simply an empty context.
-      return contextSource(ctx.db, { agentId, instrument: args.instrument, at: args.at ?? ctx.now() });
+      const query = { agentId, instrument: args.instrument, at: args.at ?? ctx.now() };
+      if (!livenessOf(ctx.caller)) return contextSource(ctx.db, query);
+      // A remembered token: the context's statement checks it, before any field (learnings) reads.
+      const view = await readLive(
+        ctx.db,
+        ctx.caller,
+        (liveness) => loadTradingContext(ctx.db, query, liveness),
+        ({ entries, corrections }) => entries.length === 0 && corrections.length === 0,
+      );
+      return contextSource(ctx.db, query, Promise.resolve(view));
     },
   }),
 );

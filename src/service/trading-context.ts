@@ -9,6 +9,7 @@ import {
 import type { MemoryScope, Provenance } from '../domain/types.js';
 import type { Database } from '../store/db.js';
 import { loadContextCandidates, type ContextQuery, type Shown } from '../store/trading-context.js';
+import type { TokenLiveness } from '../store/tokens.js';
 
 export interface ContextEntryView {
   memoryId: string;
@@ -48,8 +49,12 @@ function researchOf(record: Shown & { id: string }, withResearch: boolean): Cont
 }
 
 /** The trading context of one agent for one instrument as of `at` (C1–C9); learnings are separate (C10). */
-export async function loadTradingContext(db: Database, query: ContextQuery): Promise<TradingContextView> {
-  const { entries, corrections, enabledAt } = await loadContextCandidates(db, query);
+export async function loadTradingContext(
+  db: Database,
+  query: ContextQuery,
+  liveness: TokenLiveness | null = null,
+): Promise<TradingContextView> {
+  const { entries, corrections, enabledAt } = await loadContextCandidates(db, query, liveness);
   const decided = decideTradingContext({ at: query.at, candidates: entries, corrections, enabledAt });
   return {
     entries: decided.entries.map(({ record, status, withResearch }) => ({

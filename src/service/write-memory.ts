@@ -40,7 +40,7 @@ export interface WriteDeps {
 export type WriteTransport = 'graphql' | 'rest' | 'mcp' | 'demo';
 
 /**
- * `statusUnchecked`: the run's identity was remembered, its status not read (RunIdentities). The
+ * `unverified`: the run's identity was remembered, its status not read (TokenIdentities). The
  * insert checks it atomically (W9); any other answer — a refusal, an idempotent retry's record — is
  * given only after the status has been read (S6: a finished run gets UNAUTHENTICATED, as before).
  */
@@ -49,15 +49,15 @@ export async function writeMemory(
   run: RunIdentity & { producerName: string },
   input: MemoryWrite,
   transport: WriteTransport,
-  statusUnchecked = false,
+  unverified = false,
 ): Promise<WrittenMemory> {
   let written: WrittenMemory;
   try {
     written = await storeWrite(deps.db, run, input, deps.now());
-    if (statusUnchecked && !written.created) await requireRunningRun(deps.db, run.id);
+    if (unverified && !written.created) await requireRunningRun(deps.db, run.id);
   } catch (error) {
     const refusal =
-      statusUnchecked && error instanceof ServiceError && !(error instanceof RunNotRunningError)
+      unverified && error instanceof ServiceError && !(error instanceof RunNotRunningError)
         ? await requireRunningRun(deps.db, run.id).then(
             () => error,
             (notRunning: unknown) => notRunning,

@@ -6,6 +6,7 @@ import type { FilterFacts, ResolvedFilter } from '../domain/memory-filter.js';
 import type { Database } from './db.js';
 import { filterSql, parameters, statementName } from './filter-sql.js';
 import { loadRecords, type LoadedRecord, type RecordNeeds } from './record-rows.js';
+import { livenessCondition, type TokenLiveness } from './tokens.js';
 
 export interface MemoryPage {
   /** The rows of the page, newest first, with what the selection needs. */
@@ -18,7 +19,8 @@ export interface MemoryPage {
  * before the limit, strictly older than `after`, and committed by `upToSeq` when given (a snapshot:
  * a record committed later — an import of older history, a slow write — stays out whatever its
  * createdAt). ONE named statement of `first + 1` rows with their targets, links and provenance
- * (issue 14: no statement per relation).
+ * (issue 14: no statement per relation). With `liveness`, the caller's token is checked in the same
+ * statement: a token that stopped authenticating reads an empty page (auth/caller.ts readLive).
  */
 export async function listMemoryPage(
   db: Database,
@@ -26,9 +28,10 @@ export async function listMemoryPage(
   filter: ResolvedFilter,
   page: { first: number; after: CursorPosition | null; upToSeq?: number },
   needs: RecordNeeds,
+  liveness: TokenLiveness | null = null,
 ): Promise<MemoryPage> {
   const { values, param } = parameters();
-  const { where, variant } = filterSql(agentId, filter, 'list', param);
+  const { where, variant } = withLiveness(filterSql(agentId, filter, 'list', param), liveness, param);
   if (page.after) {
     const at = param(page.after.createdAt);
     // The redundant bound lets the (agentId, createdAt, id) index bound the scan.
@@ -49,6 +52,20 @@ export async function listMemoryPage(
     variant === null ? null : `${variant}${page.after ? '_a' : ''}${page.upToSeq !== undefined ? '_s' : ''}`,
   );
   return { rows: rows.slice(0, page.first), hasNextPage: rows.length > page.first };
+}
+
+/** filterSql's conditions with the liveness check added (its letter joins the variant: another text). */
+function withLiveness(
+  sql: { where: string[]; variant: string | null },
+  liveness: TokenLiveness | null,
+  param: (value: unknown) => string,
+): { where: string[]; variant: string | null } {
+  if (!liveness) return sql;
+  const { condition, variant } = livenessCondition(liveness, param);
+  return {
+    where: [...sql.where, condition],
+    variant: sql.variant === null ? null : `${sql.variant}${variant}`,
+  };
 }
 
 /** A record as live delivery orders and filters it (L1, L2): its place and what matchesFilter reads. */
@@ -129,15 +146,17 @@ export interface MemoryTypeCount {
 /**
  * B1: the agent's types as stored (custom ones included) with counts of the records the filter
  * leaves — every field of it but `types` itself, so the list offers every type the other filters
- * leave and a page's total is the sum of its selected types' counts.
+ * leave and a page's total is the sum of its selected types' counts. `liveness`: as listMemoryPage.
  */
 export async function listMemoryTypes(
   db: Database,
   agentId: string,
   filter: ResolvedFilter,
+  liveness: TokenLiveness | null = null,
 ): Promise<MemoryTypeCount[]> {
   const { values, param } = parameters();
-  const { where, variant } = filterSql(agentId, { ...filter, types: null }, 'list', param);
+  const listed = filterSql(agentId, { ...filter, types: null }, 'list', param);
+  const { where, variant } = withLiveness(listed, liveness, param);
   const groups = await db.sql.query<{ type: string; count: number }>(
     `SELECT m.type, count(*)::int AS count FROM "Memory" m WHERE ${where.join(' AND ')} GROUP BY m.type`,
     values,

@@ -4,23 +4,34 @@ import { AGENT_LEARNINGS } from '../domain/write-validation.js';
 import type { Sql } from './db.js';
 import type { RecordReadFilter } from './memory-record.js';
 import { loadRecords, type LoadedRecord, type RecordNeeds } from './record-rows.js';
+import { livenessCondition, type TokenLiveness } from './tokens.js';
 import { LEARNINGS_LIMIT, type ContextQuery } from './trading-context.js';
 
-/** One record by id with what `needs` asks for, in one named statement; null when none is readable. */
+/**
+ * One record by id with what `needs` asks for, in one named statement; null when none is readable
+ * (or, with `liveness`, when the caller's token no longer authenticates: listMemoryPage).
+ */
 export async function findRecord(
   sql: Sql,
   id: string,
   needs: RecordNeeds,
   readable: RecordReadFilter = {},
+  liveness: TokenLiveness | null = null,
 ): Promise<LoadedRecord | null> {
   const values: unknown[] = [id];
+  const param = (value: unknown) => `$${values.push(value)}`;
   const where = ['m.id = $1'];
-  const restrict = (['agentId', 'producerId', 'type'] as const).map((column) => {
+  const restrict: string[] = (['agentId', 'producerId', 'type'] as const).map((column) => {
     const value = readable[column];
     if (value === undefined) return '0';
-    where.push(`m."${column}" = $${values.push(value)}`);
+    where.push(`m."${column}" = ${param(value)}`);
     return '1';
   });
+  if (liveness) {
+    const { condition, variant } = livenessCondition(liveness, param);
+    where.push(condition);
+    restrict.push(variant);
+  }
   const query = { name: 'record', where: where.join(' AND '), order: '', limit: '' } as const;
   const [record] = await loadRecords(sql, needs, query, values, restrict.join(''));
   return record ?? null;

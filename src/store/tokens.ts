@@ -57,3 +57,37 @@ export async function liveTokenHashes(sql: Sql, tokenHashes: string[]): Promise<
   );
   return new Set(rows.map((row) => row.tokenHash));
 }
+
+/** An operator token's revocation instant (null: not revoked; undefined: no such token) — S6. */
+export async function operatorTokenRevokedAt(
+  sql: Sql,
+  operatorTokenId: string,
+): Promise<Date | null | undefined> {
+  const [token] = await sql.query<{ revokedAt: Date | null }>(
+    'SELECT "revokedAt" FROM "OperatorToken" WHERE id = $1',
+    [operatorTokenId],
+  );
+  return token === undefined ? undefined : token.revokedAt;
+}
+
+/** What a read checks in its own statement for a remembered token (issue 14 item 2; S6, W9). */
+export type TokenLiveness = { kind: 'run'; runId: string } | { kind: 'operator'; operatorTokenId: string };
+
+/**
+ * The liveness check as one SQL condition, uncorrelated (PostgreSQL evaluates it once, before
+ * reading anything: a one-time filter), and the letter it adds to a named statement's variant.
+ */
+export function livenessCondition(
+  liveness: TokenLiveness,
+  param: (value: unknown) => string,
+): { condition: string; variant: string } {
+  return liveness.kind === 'run'
+    ? {
+        condition: `EXISTS (SELECT 1 FROM "Run" lr WHERE lr.id = ${param(liveness.runId)}::uuid AND lr.status = 'RUNNING')`,
+        variant: 'R',
+      }
+    : {
+        condition: `EXISTS (SELECT 1 FROM "OperatorToken" lo WHERE lo.id = ${param(liveness.operatorTokenId)}::uuid AND lo."revokedAt" IS NULL)`,
+        variant: 'O',
+      };
+}

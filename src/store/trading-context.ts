@@ -7,6 +7,7 @@ import type { MemoryScope, Provenance, RunKind, RunStatus } from '../domain/type
 import { CORRECTS, TRADING_DECISION } from '../domain/write-validation.js';
 import type { Database } from './db.js';
 import { Prisma } from './generated/prisma/client.js';
+import { livenessCondition, type TokenLiveness } from './tokens.js';
 
 /** C10: at most this many learnings are listed. */
 export const LEARNINGS_LIMIT = 20;
@@ -116,7 +117,7 @@ function latestAtOrBefore(query: ContextQuery, alias: 't' | 'm'): Prisma.Sql {
  * Each row carries its provenance (each run looked up once); entries their producer's enablement at
  * `at` (C3, C9); corrections their `corrects` targets; unexpired records their research (C4).
  */
-function candidatesStatement(query: ContextQuery): Prisma.Sql {
+function candidatesStatement(query: ContextQuery, liveness: TokenLiveness | null): Prisma.Sql {
   const { agentId, at } = query;
   return Prisma.sql`
     WITH RECURSIVE
@@ -180,7 +181,18 @@ function candidatesStatement(query: ContextQuery): Prisma.Sql {
              END)) AS rows
       FROM row m
       JOIN run r ON r.id = m."sourceRunId"
-      JOIN producer pr ON pr.id = m."producerId"`;
+      JOIN producer pr ON pr.id = m."producerId"
+     ${liveness ? Prisma.sql`WHERE ${prismaCondition(liveness)}` : Prisma.empty}`;
+}
+
+/** livenessCondition as a Prisma.Sql fragment (the same text, its values as parameters). */
+function prismaCondition(liveness: TokenLiveness): Prisma.Sql {
+  const values: unknown[] = [];
+  const { condition } = livenessCondition(liveness, (value) => {
+    values.push(value);
+    return '\u0000';
+  });
+  return new Prisma.Sql(condition.split('\u0000'), values);
 }
 
 const dateOf = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));
@@ -207,9 +219,17 @@ function toCandidate(row: CandidateRow): EntryCandidate {
   };
 }
 
-/** The candidates of one agent's context for one instrument as of `at` (C1, C2, C6, C3 inputs). */
-export async function loadContextCandidates(db: Database, query: ContextQuery): Promise<ContextCandidates> {
-  const [result] = await db.prisma.$queryRaw<[{ rows: CandidateRow[] | null }]>(candidatesStatement(query));
+/**
+ * The candidates of one agent's context for one instrument as of `at` (C1, C2, C6, C3 inputs); with
+ * `liveness`, none when the caller's token no longer authenticates (listMemoryPage).
+ */
+export async function loadContextCandidates(
+  db: Database,
+  query: ContextQuery,
+  liveness: TokenLiveness | null = null,
+): Promise<ContextCandidates> {
+  const statement = candidatesStatement(query, liveness);
+  const [result] = await db.prisma.$queryRaw<[{ rows: CandidateRow[] | null }]>(statement);
   const entries: EntryCandidate[] = [];
   const corrections: CorrectionRowCandidate[] = [];
   const enabled = new Map<string, boolean>();

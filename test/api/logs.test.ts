@@ -221,24 +221,32 @@ describe('S4: request logs', () => {
     }
   });
 
-  it('S4: a server fault logs at error with the request id, bounded and without the token', async () => {
-    const query = h.db.sql.query;
-    h.db.sql.query = (() => Promise.reject(new Error(`connection lost ${'q'.repeat(MiB)}`))) as typeof query;
+  const faultOf = async (query: string, requestId: string) => {
+    const sql = h.db.sql.query;
+    h.db.sql.query = (() => Promise.reject(new Error(`connection lost ${'q'.repeat(MiB)}`))) as typeof sql;
     try {
-      const response = await post('/graphql', { query: '{ memoryTypes { type } }' }, runToken, {
-        'x-request-id': 'fault-1',
-      });
+      const response = await post('/graphql', { query }, runToken, { 'x-request-id': requestId });
       expect(JSON.stringify(await response.json())).toContain('Unexpected error.');
     } finally {
-      h.db.sql.query = query;
+      h.db.sql.query = sql;
     }
     expectBounded();
-    const faults = parsed().filter((line) => line.level === 50);
+    const faults = parsed().filter((line) => line.level === 50 && line.reqId === requestId);
     expect(faults).toHaveLength(1);
-    expect(faults[0]!.reqId).toBe('fault-1');
-    expect(faults[0]!.caller).toBe('unverified'); // the database failed while checking the token;
     expect(JSON.stringify(faults[0])).toContain('connection lost');
     expect(lines.join('')).not.toContain(runToken);
+    return faults[0]!;
+  };
+
+  it('S4: a server fault logs at error with the request id, bounded and without the token', async () => {
+    // A document that names no folded read has the token checked before parsing: that fails.
+    const fault = await faultOf('{ agents { id } }', 'fault-1');
+    expect(fault.caller).toBe('unverified'); // the database failed while checking the token
+  });
+
+  it('S4: a fault of a read that checks the token itself logs the token’s kind', async () => {
+    // The run's identity is remembered: the type counts' one statement checks it and fails.
+    expect((await faultOf('{ memoryTypes { type } }', 'fault-2')).caller).toBe('run');
   });
 });
 

@@ -62,6 +62,11 @@ beforeAll(async () => {
   });
   const learning = await write(review.token, { type: 'agent_learnings', scope: 'AGENT', content: 'wait' });
   seeded = [first, second, correction, learning];
+  // The operator's and the trading run's token identities are read once and remembered (issue 14
+  // item 2): the recordings below show a known token's requests, each checking the token inside
+  // its own statement.
+  await h.ok('{ memoryTypes { type } }', {}, fx.operatorToken);
+  await h.ok('{ tradingContext(instrument: "BTC") { instrument } }', {}, trading.token);
 });
 afterAll(async () => {
   await h.close();
@@ -147,9 +152,8 @@ describe('round trips', () => {
     expect(page.memories.edges).toHaveLength(seeded.length);
     expect(trips).toMatchInlineSnapshot(`
       {
-        "count": 2,
+        "count": 1,
         "statements": [
-          "sql: SELECT id, agentId, revokedAt FROM OperatorToken WHERE tokenHash = $",
           "sql: WITH page SELECT m.*, ARRAY(SELECT t.instrumentId FROM MemoryTarget t WHERE t.memoryId = m.id ORDER BY t.position) AS instruments, (SELECT coalesce(json_agg(json_build_object('linkType', l.linkT…",
         ],
       }
@@ -173,9 +177,8 @@ describe('round trips', () => {
     });
     expect(trips).toMatchInlineSnapshot(`
       {
-        "count": 2,
+        "count": 1,
         "statements": [
-          "sql: SELECT id, agentId, revokedAt FROM OperatorToken WHERE tokenHash = $",
           "sql: WITH record SELECT m.*, ARRAY(SELECT t.instrumentId FROM MemoryTarget t WHERE t.memoryId = m.id ORDER BY t.position) AS instruments, (SELECT coalesce(json_agg(json_build_object('linkType', l.lin…",
         ],
       }
@@ -197,9 +200,8 @@ describe('round trips', () => {
     ]);
     expect(trips).toMatchInlineSnapshot(`
       {
-        "count": 2,
+        "count": 1,
         "statements": [
-          "sql: SELECT id, agentId, revokedAt FROM OperatorToken WHERE tokenHash = $",
           "sql: WITH record SELECT m.*, (SELECT coalesce(json_agg(json_build_object('linkType', l.linkType, 'targetMemoryId', l.targetMemoryId) ORDER BY l.position), '[]') FROM MemoryLink l WHERE l.memoryId = m…",
         ],
       }
@@ -223,11 +225,10 @@ describe('round trips', () => {
     expect(context.learnings).toHaveLength(1);
     expect(trips).toMatchInlineSnapshot(`
       {
-        "count": 3,
+        "count": 2,
         "statements": [
-          "sql: SELECT r.id, r.agentId, r.producerId, p.name AS producerName, r.kind, r.schedule, r.evidenceBoundary, r.status FROM Run r JOIN Producer p ON p.id = r.producerId WHERE r.tokenHash = $",
-          "sql: WITH learnings SELECT m.*, ARRAY(SELECT t.instrumentId FROM MemoryTarget t WHERE t.memoryId = m.id ORDER BY t.position) AS instruments, r.id AS run_id, r.producerId AS run_producer_id, r.kind AS…",
           "prisma: WITH RECURSIVE instrument_group, agent_group, kept, picked, producer, row, run SELECT json_agg(json_build_object( 'id', m.id, 'producerId', m.producerId, 'type', m.type, 'scope', m.scope, 'cr…",
+          "sql: WITH learnings SELECT m.*, ARRAY(SELECT t.instrumentId FROM MemoryTarget t WHERE t.memoryId = m.id ORDER BY t.position) AS instruments, r.id AS run_id, r.producerId AS run_producer_id, r.kind AS…",
         ],
       }
     `);
@@ -328,7 +329,7 @@ describe('round trips', () => {
       {
         "count": 6,
         "statements": [
-          "sql: SELECT id, agentId, revokedAt FROM OperatorToken WHERE tokenHash = $",
+          "sql: SELECT revokedAt FROM OperatorToken WHERE id = $",
           "prisma: SELECT MIN(seq) AS _min$seq FROM (SELECT seq FROM Memory WHERE (agentId = $ AND createdAt >= $ AND (createdAt > $ OR (createdAt = $ AND id > $))) OFFSET $) AS sub",
           "prisma: SELECT id, lastSeq FROM Agent WHERE (id = $ AND 1=1) LIMIT $ OFFSET $",
           "sql: SELECT m.id, m.type, m.createdAt, m.seq::text AS seq, m.producerId, m.runKind, m.expiresAt, ARRAY(SELECT t.instrumentId FROM MemoryTarget t WHERE t.memoryId = m.id ORDER BY t.position) AS instru…",

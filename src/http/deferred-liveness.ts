@@ -1,0 +1,90 @@
+// A remembered token's request whose liveness the gate did not read (TokenIdentities, issue 14: a
+// write or a read in one round trip). A document goes on unchecked only when every root field
+// checks the token in its own statement — createMemory's insert (W9), the folded reads (readLive);
+// any other document has the token checked before it runs (S6, L4).
+import { getOperationAST, Kind, type ExecutionArgs, type ExecutionResult, type GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { describeAuthFailure, requireLive, type Caller, type CallerResolution } from '../auth/caller.js';
+import type { GraphQLContext } from '../schema/context.js';
+import type { Database } from '../store/db.js';
+
+/** Root fields that check the caller's token in their own statement, by operation. */
+const SELF_CHECKING = {
+  mutation: new Set(['createMemory']),
+  query: new Set(['memories', 'memoryTypes', 'memory', 'tradingContext']),
+} as const;
+const SELF_CHECKING_NAMES = [...SELF_CHECKING.mutation, ...SELF_CHECKING.query];
+
+/** Before parsing: a document that does not even name such a field has the token checked now (S3: a refused one is never parsed). */
+export async function livenessBeforeParse(
+  db: Database,
+  resolution: CallerResolution,
+  query: string | undefined,
+): Promise<CallerResolution> {
+  const { caller } = resolution;
+  if (!unverified(caller)) return resolution;
+  if (query !== undefined && SELF_CHECKING_NAMES.some((name) => query.includes(name))) return resolution;
+  return requireLive(db, caller);
+}
+
+/**
+ * At execution (and at a subscription's start): anything but self-checking root fields has the token
+ * checked first. When nothing was answered — a statement found the token dead, or something refused
+ * the request before any statement could (a parse or validation error, a refused variable, another
+ * agent's id) — the token is checked before the refusal is sent, so a dead token gets what the gate
+ * gives it whatever it sent. `resolutions`: the gate's, per request.
+ */
+export function livenessHooks(
+  db: Database,
+  refuse: (resolution: CallerResolution) => GraphQLError,
+  resolutions: WeakMap<Request, CallerResolution>,
+): Pick<Plugin, 'onExecute' | 'onSubscribe' | 'onExecutionResult'> {
+  const check = async (args: ExecutionArgs, stop: (result: ExecutionResult) => void) => {
+    const context = args.contextValue as GraphQLContext & { request: Request };
+    const { caller } = context;
+    if (!unverified(caller) || selfChecking(args)) return;
+    const resolution = await requireLive(db, caller);
+    resolutions.set(context.request, resolution);
+    context.caller = resolution.caller;
+    context.authFailure = describeAuthFailure(resolution.failure);
+    if (!resolution.caller) stop({ errors: [refuse(resolution)] });
+  };
+  return {
+    onExecute: ({ args, setResultAndStopExecution }) => check(args, setResultAndStopExecution),
+    onSubscribe: ({ args, setResultAndStopExecution }) => check(args, setResultAndStopExecution),
+    onExecutionResult: async ({ request, result, setResult }) => {
+      const caller = resolutions.get(request)?.caller;
+      if (!unverified(caller) || !result || isAsyncIterable(result) || answered(result)) return;
+      // A server fault answers every caller alike (W5) and has been logged: nothing to tell apart.
+      if (result.errors?.every((error) => error.extensions?.code === 'INTERNAL_SERVER_ERROR')) return;
+      const resolution = await requireLive(db, caller);
+      if (!resolution.caller) setResult({ errors: [refuse(resolution)] });
+    },
+  };
+}
+
+function unverified(caller: Caller | null | undefined): caller is Caller & { unverified: true } {
+  return caller !== null && caller !== undefined && caller.kind !== 'admin' && caller.unverified === true;
+}
+
+function isAsyncIterable(value: object): value is AsyncIterable<unknown> {
+  return Symbol.asyncIterator in value;
+}
+
+/** A result without errors, or with at least one root field answered (a partial success stays as it is). */
+function answered({ data, errors }: ExecutionResult): boolean {
+  return !errors?.length || Object.values(data ?? {}).some((value) => value !== null);
+}
+
+/**
+ * A mutation whose root fields are all createMemory, or a query whose root fields are all folded
+ * reads (aliases allowed; no fragments and no `__typename` at the root: those answer unchecked).
+ */
+function selfChecking({ document, operationName }: ExecutionArgs): boolean {
+  const operation = getOperationAST(document, operationName);
+  if (!operation || operation.operation === 'subscription') return false;
+  const fields = SELF_CHECKING[operation.operation];
+  return operation.selectionSet.selections.every(
+    (selection) => selection.kind === Kind.FIELD && fields.has(selection.name.value),
+  );
+}
