@@ -55,9 +55,9 @@ const pageDigest = (records: [string, string[]][]) =>
 
 const WINDOW = { rolling: 'LAST_24H', timeZone: 'UTC' };
 
-export function serviceSide(url: string, pid: number): Side {
+export function serviceSide(url: string, pid: number, name = 'service'): Side {
   return {
-    name: 'service',
+    name,
     url: `${url}/graphql`,
     pid,
     headers: { authorization: `Bearer ${BROWSE_OPERATOR_TOKEN}` },

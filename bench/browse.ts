@@ -174,6 +174,15 @@ async function startSides(dataset: BrowseDataset, withPeer: boolean) {
   const service = await startServiceProcess(dataset.url);
   closers.push(() => service.close());
   sides.push(serviceSide(service.url, service.child.pid!));
+  // BENCH_SERVICE_VARIANT="NAME=value,…": a second service with that environment, measured in the
+  // same rounds (an A/B of a change behind an environment switch; printed among the other sides).
+  const variant = process.env.BENCH_SERVICE_VARIANT;
+  if (variant) {
+    const env = Object.fromEntries(variant.split(',').map((pair) => pair.split('=', 2) as [string, string]));
+    const other = await startServiceProcess(dataset.url, env);
+    closers.push(() => other.close());
+    sides.push(serviceSide(other.url, other.child.pid!, `service[${variant}]`));
+  }
   if (withPeer) {
     if (!existsSync(path.join(here, 'peers/node_modules/postgraphile')))
       throw new Error('PostGraphile (the browse peer) is not installed: run `npm run bench:peers` first');
@@ -277,7 +286,10 @@ export async function runBrowseBench(scenario: 'browse' | 'types', options: Opti
   });
   const { sides, close } = await startSides(dataset, scenario === 'browse');
   try {
-    const ops = scenario === 'browse' ? BROWSE_OPS : [TYPES_OP];
+    // BENCH_BROWSE_OPS=first,page2: only those operations (keys of BROWSE_OPS).
+    const only = process.env.BENCH_BROWSE_OPS?.split(',');
+    const ops =
+      scenario === 'browse' ? BROWSE_OPS.filter((op) => !only || only.includes(op.key)) : [TYPES_OP];
     const measured = await measureSides(scenario, dataset, sides, ops, quick);
     return measured.map(({ op, results }) => line(scenario, op, results)).join('\n');
   } finally {

@@ -76,6 +76,8 @@ export async function startListeningProcess(
     env: { ...process.env, NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -169,11 +171,14 @@ export async function startServiceProcess(
   };
 }
 
-/** Services this bench started: killed if the bench dies first (a crash must not leave them listening). */
+/** Servers this bench started: killed if the bench dies first (a crash must not leave them listening). */
 const running = new Set<ChildProcess>();
 process.on('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
+// A bench stopped with Ctrl-C or kill exits through 'exit' too (Node's default would skip it).
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => process.exit(signal === 'SIGINT' ? 130 : 143));
 
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 256 });
 

@@ -25,6 +25,8 @@ export interface Config {
   graphiql: boolean;
   /** `INTROSPECTION=0` turns schema introspection off. */
   introspection: boolean;
+  /** `COMPILED_QUERIES=0` runs every query through the reference executor (src/http/compiled-queries.ts). */
+  compiledQueries: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -136,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     corsOrigins: parseCorsOrigins(merged.CORS_ORIGINS),
     graphiql: parseSwitch('GRAPHIQL', merged.GRAPHIQL),
     introspection: parseSwitch('INTROSPECTION', merged.INTROSPECTION),
+    compiledQueries: parseSwitch('COMPILED_QUERIES', merged.COMPILED_QUERIES),
   };
 }
 

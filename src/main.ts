@@ -65,6 +65,7 @@ function startServer(
     graphiql: config.graphiql,
     graphiqlToken,
     introspection: config.introspection,
+    compiledQueries: config.compiledQueries ? {} : false,
   });
 }
 

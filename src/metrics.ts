@@ -26,6 +26,12 @@ export class Metrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [this.registry],
   });
+  readonly queryExecutors = new Counter({
+    name: 'memory_graphql_query_executions_total',
+    help: 'GraphQL queries by the executor that answered them: compiled, or reference (not compiled yet, not compilable, refused variables, or a compiled run with errors answered again).',
+    labelNames: ['executor'] as const,
+    registers: [this.registry],
+  });
   readonly writes = new Counter({
     name: 'memory_writes_total',
     help: 'createMemory outcomes by transport and code (created, retried, or the error code).',

@@ -17,6 +17,7 @@ import type { Logger } from './logger.js';
 import { httpRoutes } from './http/routes.js';
 import { createAuthGate, MAX_DOCUMENT_BYTES, type AuthGate } from './http/auth-gate.js';
 import { documentLimitsPlugin } from './http/document-limits.js';
+import { compiledQueries, type CompiledQueriesOptions } from './http/compiled-queries.js';
 import { Metrics } from './metrics.js';
 import { metricsPlugin } from './http/metrics-plugin.js';
 import { browserPolicyPlugin, corsPolicy, verifyWebSocketOrigin } from './http/browser-policy.js';
@@ -47,6 +48,8 @@ export interface ServerDeps {
   /** Demo mode: the demo agent's operator token, pre-filled in GraphiQL's headers editor. */
   graphiqlToken?: () => string | null;
   introspection?: boolean;
+  /** Queries compiled once seen again (default on); false: the reference executor only. */
+  compiledQueries?: CompiledQueriesOptions | false;
 }
 
 export interface Server {
@@ -146,6 +149,8 @@ function createYogaApp(deps: ServerDeps, parts: YogaParts): Server['yoga'] {
       maxDepthPlugin({ n: 12, flattenFragments: true }),
       maxAliasesPlugin({ n: 20 }),
       costLimitPlugin({ maxCost: 10_000 }),
+      // Last: it replaces the executor of queries only, after every other plugin has had its say.
+      ...(deps.compiledQueries === false ? [] : [compiledQueries(metrics, deps.compiledQueries)]),
     ],
   });
   return yoga;

@@ -76,6 +76,8 @@ export async function startHarness(
     webRoot: options.webRoot,
     maxConnectionsPerToken: options.maxConnectionsPerToken,
     sessionCheckMs: options.sessionCheckMs,
+    // Every query compiles on its first run, so each one the tests send is answered compiled.
+    compiledQueries: { compileOnRun: 1 },
     ...options.server,
   });
   const fetchApi = async (path: string, init?: RequestInit): Promise<Response> =>

@@ -1,0 +1,129 @@
+// Issue 14 item 3: queries a process sees again are compiled (graphql-jit) into one function per
+// document — no per-field executor work, which was most of a browse page's Node CPU. Only the happy
+// path runs compiled: variables are checked by graphql-js first, and a compiled run that produced
+// any error is answered by the reference executor instead, so every refusal, partial result and
+// error location is exactly graphql-js's. Mutations and subscriptions never compile.
+import {
+  getOperationAST,
+  getVariableValues,
+  Kind,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import type { Plugin } from 'graphql-yoga';
+import type { Metrics } from '../metrics.js';
+
+export interface CompiledQueriesOptions {
+  /**
+   * The execution of a document that compiles it (default 2: a one-off document never pays for
+   * compiling; the tests use 1, so every query they send runs compiled).
+   */
+  compileOnRun?: number;
+  /**
+   * Documents selecting more fields than this (fragments expanded) are never compiled: compiling
+   * grows with the selection (≈ 6 ms for the Memories tab's ≈ 50 fields, over 50 ms for 500), and
+   * a caller must not be able to stall the event loop with it (S3). Default 200.
+   */
+  maxFields?: number;
+}
+
+interface Entry {
+  runs: number;
+  /** Undefined until compiled; null when graphql-jit could not compile it (the reference executor runs). */
+  compiled?: CompiledQuery | null;
+}
+
+/** Per document (Yoga's parser cache hands out one DocumentNode per query text), per operation name. */
+type Entries = WeakMap<DocumentNode, Map<string, Entry>>;
+
+export function compiledQueries(
+  metrics: Metrics,
+  { compileOnRun = 2, maxFields = 200 }: CompiledQueriesOptions = {},
+): Plugin {
+  const entries: Entries = new WeakMap();
+  const answeredBy = (executor: 'compiled' | 'reference') => metrics.queryExecutors.inc({ executor });
+  return {
+    onExecute({ args, executeFn, setExecuteFn }) {
+      const operation = getOperationAST(args.document, args.operationName);
+      if (operation?.operation !== 'query') return;
+      const compiled = compiledFor(entries, args, operation, { compileOnRun, maxFields });
+      const reference = (execution: ExecutionArgs) => {
+        answeredBy('reference');
+        return (executeFn as (args: ExecutionArgs) => ExecutionResult | Promise<ExecutionResult>)(execution);
+      };
+      if (!compiled) return setExecuteFn(reference);
+      setExecuteFn(async (execution: ExecutionArgs) => {
+        // graphql-js decides whether the variables are acceptable (its words, its codes).
+        const variables = getVariableValues(
+          execution.schema,
+          operation.variableDefinitions ?? [],
+          execution.variableValues ?? {},
+        );
+        if (variables.errors) return reference(execution);
+        const result = await compiled.query(
+          execution.rootValue,
+          execution.contextValue,
+          execution.variableValues,
+        );
+        // Anything but a clean answer is answered by the reference executor: the same errors, paths,
+        // locations and partial data as without compilation (a query reads; running it again is safe).
+        if (result.errors?.length) return reference(execution);
+        answeredBy('compiled');
+        return result;
+      });
+    },
+  };
+}
+
+function compiledFor(
+  entries: Entries,
+  args: ExecutionArgs,
+  operation: OperationDefinitionNode,
+  { compileOnRun, maxFields }: Required<CompiledQueriesOptions>,
+): CompiledQuery | null {
+  let byName = entries.get(args.document);
+  if (!byName) entries.set(args.document, (byName = new Map()));
+  const name = operation.name?.value ?? '';
+  let entry = byName.get(name);
+  if (!entry) byName.set(name, (entry = { runs: 0 }));
+  if (entry.compiled !== undefined) return entry.compiled;
+  if (++entry.runs < compileOnRun) return null;
+  if (fieldCount(args.document, operation.selectionSet, maxFields) > maxFields)
+    return (entry.compiled = null);
+  const compiled = compileQuery(args.schema, args.document, args.operationName ?? undefined, {
+    // A compiled run with errors is thrown away (see above): their stacks would never be read.
+    disablingCapturingStackErrors: true,
+  });
+  entry.compiled = isCompiledQuery(compiled) ? compiled : null;
+  return entry.compiled;
+}
+
+/** The fields `set` selects (and its fragment spreads), fragments expanded, counted up to just past `limit`. */
+function fieldCount(document: DocumentNode, set: SelectionSetNode, limit: number): number {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  let count = 0;
+  const visit = (selections: SelectionSetNode): void => {
+    for (const selection of selections.selections) {
+      if (count > limit) return;
+      if (selection.kind === Kind.FIELD) {
+        count++;
+        if (selection.selectionSet) visit(selection.selectionSet);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) visit(selection.selectionSet);
+      else {
+        // Each spread counts too, so even a fragment cycle (validation refuses them) ends at the limit.
+        count++;
+        const fragment = fragments.get(selection.name.value);
+        if (fragment) visit(fragment.selectionSet);
+      }
+    }
+  };
+  visit(set);
+  return count;
+}

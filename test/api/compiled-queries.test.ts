@@ -1,0 +1,298 @@
+// Issue 14 item 3: compiled queries (src/http/compiled-queries.ts) answer exactly what the reference
+// executor answers — data, errors, paths, locations, codes and HTTP status — for the operator page's
+// own documents and for every kind of refusal. Two servers on one database: one compiling every query
+// on its first run (as every other API test does), one never compiling.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { createServer, type Server } from '../../src/server.js';
+import { CONTEXT_QUERY, RECORD_PAGE_QUERY } from '../../src/web/page-queries.js';
+import {
+  FILTER_OPTIONS_QUERY,
+  FIRST_PAGE_QUERY,
+  OLDER_PAGE_QUERY,
+  TYPE_COUNTS_QUERY,
+  VIEWER_QUERY,
+} from '../../src/web/queries.js';
+import {
+  ADMIN_TOKEN,
+  createAgentFixture,
+  startHarness,
+  startRun,
+  writeOk,
+  type AgentFixture,
+  type Harness,
+} from '../support/harness.js';
+
+let h: Harness;
+let reference: Server;
+let fx: AgentFixture;
+let trading: string;
+let decisionId: string;
+let firstCursor: string;
+
+beforeAll(async () => {
+  h = await startHarness();
+  reference = createServer({
+    db: h.db,
+    events: h.events,
+    adminToken: ADMIN_TOKEN,
+    logger: createLogger('silent'),
+    now: h.clock.now,
+    compiledQueries: false,
+  });
+  h.clock.set('2026-03-02T10:00:00Z');
+  fx = await createAgentFixture(h, { instruments: ['BTC', 'ETH'] });
+  const analysis = (await startRun(h, fx.producers.adhoc!.id)).token;
+  trading = (await startRun(h, fx.producers.trading!.id)).token;
+  const write = (token: string, input: Record<string, unknown>) => {
+    h.clock.advance(1000);
+    return writeOk(h, token, input);
+  };
+  const expiresAt = '2026-03-03T00:00:00Z';
+  const view = await write(analysis, {
+    type: 'ema_handoff',
+    scope: 'INSTRUMENTS',
+    instruments: ['ETH'],
+    content: 'ETH above the 200 EMA',
+    metadata: { expiresAt, levels: [1, 2.5, null], nested: { ok: true } },
+  });
+  await write(analysis, {
+    type: 'correction',
+    scope: 'INSTRUMENTS',
+    instruments: ['ETH'],
+    content: 'the 100 EMA',
+    metadata: { expiresAt },
+    links: [{ targetMemoryId: view.id, linkType: 'corrects' }],
+  });
+  for (let i = 0; i < 6; i++)
+    await write(analysis, { type: `note_${i % 3}`, scope: 'AGENT', content: `note ${i}`, timeframe: '1h' });
+  const decision = await write(trading, {
+    type: 'trading_decision',
+    scope: 'INSTRUMENTS',
+    instruments: ['ETH'],
+    content: 'long ETH',
+    links: [{ targetMemoryId: view.id, linkType: 'evidence' }],
+  });
+  decisionId = decision.id;
+  const page = await h.ok<{ memories: { pageInfo: { endCursor: string } } }>(
+    'query($f: Int) { memories(first: $f) { pageInfo { endCursor } } }',
+    { f: 3 },
+    fx.operatorToken,
+  );
+  firstCursor = page.memories.pageInfo.endCursor;
+});
+afterAll(async () => {
+  await reference.close();
+  await h.close();
+});
+
+/** The same request to both servers, three times each (the compiling one compiles on its first). */
+async function bothAnswer(body: Record<string, unknown>, token: string | null) {
+  const send = async (server: Server) => {
+    const response = await server.yoga.fetch('http://test/graphql', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/graphql-response+json',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
+      body: JSON.stringify(body),
+    });
+    // Parsed: the reference executor orders a selection's keys as its fields finish (graphql-tools),
+    // the compiled one as the document lists them (the spec's order); the members are what must match.
+    return { status: response.status, body: JSON.parse(await response.text()) as Record<string, unknown> };
+  };
+  const compiled = [await send(h.server), await send(h.server), await send(h.server)];
+  const plain = await send(reference);
+  return { compiled, plain };
+}
+
+/** memory_graphql_query_executions_total of the compiling server, by executor. */
+async function executions(): Promise<{ compiled: number; reference: number }> {
+  const text = await (await h.fetch('/metrics')).text();
+  const count = (executor: string) =>
+    Number(
+      new RegExp(`^memory_graphql_query_executions_total\\{executor="${executor}"\\} (\\d+)$`, 'm').exec(
+        text,
+      )?.[1] ?? 0,
+    );
+  return { compiled: count('compiled'), reference: count('reference') };
+}
+
+describe('compiled queries answer as the reference executor does (issue 14 item 3)', () => {
+  const cases: [string, () => [Record<string, unknown>, string | null]][] = [
+    [
+      'the first page with type counts',
+      () => [{ query: FIRST_PAGE_QUERY, variables: { first: 4 } }, fx.operatorToken],
+    ],
+    [
+      'page 2 with a filter',
+      () => [
+        {
+          query: OLDER_PAGE_QUERY,
+          variables: {
+            first: 3,
+            after: firstCursor,
+            filter: { instruments: ['ETH'], window: { rolling: 'LAST_24H', timeZone: 'Europe/Berlin' } },
+          },
+        },
+        fx.operatorToken,
+      ],
+    ],
+    [
+      'type counts',
+      () => [
+        { query: TYPE_COUNTS_QUERY, variables: { countFilter: { types: ['note_1'] } } },
+        fx.operatorToken,
+      ],
+    ],
+    [
+      'the filter options',
+      () => [{ query: FILTER_OPTIONS_QUERY, variables: { agentId: fx.agentId } }, fx.operatorToken],
+    ],
+    ['the viewer', () => [{ query: VIEWER_QUERY }, fx.operatorToken]],
+    [
+      'a decision’s record page with its audit',
+      () => [{ query: RECORD_PAGE_QUERY, variables: { id: decisionId } }, fx.operatorToken],
+    ],
+    [
+      'the Context tab',
+      () => [
+        { query: CONTEXT_QUERY, variables: { agentId: fx.agentId, instrument: 'ETH', at: null } },
+        ADMIN_TOKEN,
+      ],
+    ],
+    [
+      'a Trading run’s context with learnings, aliases, fragments and directives',
+      () => [
+        {
+          query: `query($skip: Boolean!) {
+            eth: tradingContext(instrument: "ETH") { ...C learnings @skip(if: $skip) { id } }
+            btc: tradingContext(instrument: "BTC") { ... on TradingContext { instrument at } __typename }
+          }
+          fragment C on TradingContext { entries { memoryId status research { content links { linkType } } } corrections { memoryId correctionTargetIds } }`,
+          variables: { skip: false },
+        },
+        trading,
+      ],
+    ],
+    [
+      'an unknown record (null)',
+      () => [{ query: '{ memory(id: "00000000-0000-4000-8000-000000000000") { id } }' }, fx.operatorToken],
+    ],
+    [
+      'a refused variable',
+      () => [{ query: OLDER_PAGE_QUERY, variables: { first: 'many' } }, fx.operatorToken],
+    ],
+    [
+      'a malformed filter variable',
+      () => [
+        { query: OLDER_PAGE_QUERY, variables: { filter: { window: { rolling: 'LAST_CENTURY' } } } },
+        fx.operatorToken,
+      ],
+    ],
+    ['a typed input error', () => [{ query: OLDER_PAGE_QUERY, variables: { first: 500 } }, fx.operatorToken]],
+    [
+      'a tampered cursor',
+      () => [{ query: OLDER_PAGE_QUERY, variables: { after: 'bm9wZQ' } }, fx.operatorToken],
+    ],
+    [
+      'a refusal of one field beside an answer (partial data)',
+      () => [{ query: '{ viewer { kind } memories(first: 1) { edges { cursor } } }' }, trading],
+    ],
+    [
+      'another agent’s records',
+      () => [
+        { query: `{ memories(agentId: "${fx.producers.adhoc!.id}") { edges { cursor } } }` },
+        fx.operatorToken,
+      ],
+    ],
+    ['the admin without agentId', () => [{ query: '{ memoryTypes { type } }' }, ADMIN_TOKEN]],
+    [
+      // Compiled code is generated from the document: literals that would break naive code generation.
+      'hostile string literals in arguments',
+      () => [
+        {
+          query: String.raw`{ a: tradingContext(instrument: "\"); throw new Error(1); //") { instrument } b: tradingContext(instrument: "${'$'}{process.exit(1)}\u2028\\") { instrument entries { memoryId } } }`,
+        },
+        trading,
+      ],
+    ],
+    [
+      'introspection',
+      () => [
+        {
+          query:
+            '{ __schema { queryType { name } types { name kind } } __type(name: "Memory") { fields { name } } }',
+        },
+        fx.operatorToken,
+      ],
+    ],
+  ];
+  for (const [label, request] of cases) {
+    it(`issue 14: ${label}`, async () => {
+      const [body, token] = request();
+      const before = await executions();
+      const { compiled, plain } = await bothAnswer(body, token);
+      for (const answer of compiled) expect(answer).toEqual(plain);
+      // A clean answer came from the compiled query all three times; anything else from the reference.
+      const after = await executions();
+      const clean = !plain.body.errors;
+      expect(after.compiled - before.compiled).toBe(clean ? 3 : 0);
+      expect(after.reference - before.reference).toBe(clean ? 0 : 3);
+    });
+  }
+
+  it('issue 14: the cases cover answers and refusals alike', async () => {
+    let refused = 0;
+    for (const [, request] of cases) {
+      const [body, token] = request();
+      const { plain } = await bothAnswer(body, token);
+      if (plain.body.errors) refused++;
+    }
+    expect(refused).toBeGreaterThanOrEqual(7);
+    expect(cases.length - refused).toBeGreaterThanOrEqual(9);
+  });
+
+  it('issue 14: by default a document compiles on its second run (a one-off never pays for compiling)', async () => {
+    const server = createServer({
+      db: h.db,
+      events: h.events,
+      adminToken: ADMIN_TOKEN,
+      logger: createLogger('silent'),
+      now: h.clock.now,
+    });
+    try {
+      const ask = (query: string) =>
+        server.yoga.fetch('http://test/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${fx.operatorToken}` },
+          body: JSON.stringify({ query }),
+        });
+      for (let i = 0; i < 3; i++) expect((await ask('{ memoryTypes { type } }')).status).toBe(200);
+      expect((await ask('{ memoryTypes { count } }')).status).toBe(200);
+      const text = await (await server.yoga.fetch('http://test/metrics')).text();
+      expect(text).toMatch(/^memory_graphql_query_executions_total\{executor="reference"\} 2$/m);
+      expect(text).toMatch(/^memory_graphql_query_executions_total\{executor="compiled"\} 2$/m);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('S3: a document selecting more than 200 fields is never compiled (compiling it would stall the event loop)', async () => {
+    const node =
+      'id type scope instruments content metadata createdAt provenance { runId kind runStatus } links { linkType }';
+    const wide = (count: number) =>
+      `{ ${Array.from({ length: count }, (_, i) => `a${i}: memories(first: 1) { edges { cursor node { ${node} } } }`).join(' ')} }`;
+    // 17 fields per alias: 11 aliases are 187 fields and compile, 12 are 204 and do not.
+    for (const [aliases, executor] of [
+      [11, 'compiled'],
+      [12, 'reference'],
+    ] as const) {
+      const before = await executions();
+      for (let i = 0; i < 2; i++) await h.ok(wide(aliases), {}, fx.operatorToken);
+      const after = await executions();
+      expect(after[executor] - before[executor], `${aliases} aliases`).toBe(2);
+    }
+  });
+});
