@@ -32,6 +32,11 @@ export class Metrics {
     labelNames: ['executor'] as const,
     registers: [this.registry],
   });
+  readonly queryCompilations = new Counter({
+    name: 'memory_graphql_query_compilations_total',
+    help: 'Query documents compiled (graphql-jit); rising steadily means the compile cache churns.',
+    registers: [this.registry],
+  });
   readonly writes = new Counter({
     name: 'memory_writes_total',
     help: 'createMemory outcomes by transport and code (created, retried, or the error code).',

@@ -97,7 +97,7 @@ export function createAuthGate(deps: {
       // A GraphQL request the gate did not see (an unusual spelling of the path) is refused too.
       if (!resolution) return setResult({ errors: [unauthenticated(null)] });
       try {
-        resolution = await livenessBeforeParse(deps.db, resolution, params.query);
+        resolution = await livenessBeforeParse(deps.db, resolution, params.query, isSmallIntrospection);
       } catch (error) {
         noteCaller('unverified'); // as when the first lookup fails: the caller was not established
         logError(deps.logger, error, 'resolving the caller');

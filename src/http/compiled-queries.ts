@@ -17,6 +17,7 @@ import {
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
 import type { Metrics } from '../metrics.js';
+import type { GraphQLContext } from '../schema/context.js';
 
 export interface CompiledQueriesOptions {
   /**
@@ -31,28 +32,31 @@ export interface CompiledQueriesOptions {
    * with it (S3). Default 200.
    */
   maxFields?: number;
+  /**
+   * At most this many fields (summed over the compiled documents) stay compiled; the least recently
+   * used are dropped beyond it (≈ 1.2 KiB of heap per compiled field: the default ≈ 24 MiB). Compiled
+   * documents otherwise live as long as Yoga's parser cache keeps them. Default 20,000.
+   */
+  maxCompiledFields?: number;
 }
 
 interface Entry {
   runs: number;
-  /** Undefined until compiled; null when graphql-jit could not compile it (the reference executor runs). */
+  /** Undefined until compiled (or after being dropped); null when it is never to be compiled. */
   compiled?: CompiledQuery | null;
+  fields: number;
 }
 
-/** Per document (Yoga's parser cache hands out one DocumentNode per query text), per operation name. */
-type Entries = WeakMap<DocumentNode, Map<string, Entry>>;
-
-export function compiledQueries(
-  metrics: Metrics,
-  { compileOnRun = 2, maxFields = 200 }: CompiledQueriesOptions = {},
-): Plugin {
-  const entries: Entries = new WeakMap();
+export function compiledQueries(metrics: Metrics, options: CompiledQueriesOptions = {}): Plugin {
+  const cache = new CompiledCache(options, () => metrics.queryCompilations.inc());
   const answeredBy = (executor: 'compiled' | 'reference') => metrics.queryExecutors.inc({ executor });
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
       const operation = getOperationAST(args.document, args.operationName);
       if (operation?.operation !== 'query') return;
-      const compiled = compiledFor(entries, args, operation, { compileOnRun, maxFields });
+      // Anonymous requests (a small introspection) are never compiled: only callers can fill the cache.
+      const withCaller = (args.contextValue as Partial<GraphQLContext>).caller != null;
+      const compiled = withCaller ? cache.compiledFor(args, operation) : null;
       const reference = (execution: ExecutionArgs) => {
         answeredBy('reference');
         return (executeFn as (args: ExecutionArgs) => ExecutionResult | Promise<ExecutionResult>)(execution);
@@ -72,7 +76,8 @@ export function compiledQueries(
           execution.variableValues,
         );
         // Anything but a clean answer is answered by the reference executor: the same errors, paths,
-        // locations and partial data as without compilation (a query reads; running it again is safe).
+        // locations and partial data as without compilation (a query reads; running it again is safe,
+        // and costs its statements twice only on this uncommon path).
         if (result.errors?.length) return reference(execution);
         answeredBy('compiled');
         return result;
@@ -81,27 +86,65 @@ export function compiledQueries(
   };
 }
 
-function compiledFor(
-  entries: Entries,
-  args: ExecutionArgs,
-  operation: OperationDefinitionNode,
-  { compileOnRun, maxFields }: Required<CompiledQueriesOptions>,
-): CompiledQuery | null {
-  let byName = entries.get(args.document);
-  if (!byName) entries.set(args.document, (byName = new Map()));
-  const name = operation.name?.value ?? '';
-  let entry = byName.get(name);
-  if (!entry) byName.set(name, (entry = { runs: 0 }));
-  if (entry.compiled !== undefined) return entry.compiled;
-  if (++entry.runs < compileOnRun) return null;
-  if (fieldCount(args.document, operation.selectionSet, maxFields) > maxFields)
-    return (entry.compiled = null);
-  const compiled = compileQuery(args.schema, args.document, args.operationName ?? undefined, {
-    // A compiled run with errors is thrown away (see above): their stacks would never be read.
-    disablingCapturingStackErrors: true,
-  });
-  entry.compiled = isCompiledQuery(compiled) ? compiled : null;
-  return entry.compiled;
+/** Compiled operations per document (Yoga's parser cache hands out one DocumentNode per query text) and name. */
+class CompiledCache {
+  private readonly entries = new WeakMap<DocumentNode, Map<string, Entry>>();
+  /** Compiled entries, least recently used first. */
+  private readonly recent = new Set<Entry>();
+  private compiledFields = 0;
+  private readonly compileOnRun: number;
+  private readonly maxFields: number;
+  private readonly maxCompiledFields: number;
+
+  constructor(
+    { compileOnRun = 2, maxFields = 200, maxCompiledFields = 20_000 }: CompiledQueriesOptions,
+    private readonly onCompile: () => void,
+  ) {
+    this.compileOnRun = compileOnRun;
+    this.maxFields = maxFields;
+    this.maxCompiledFields = maxCompiledFields;
+  }
+
+  compiledFor(args: ExecutionArgs, operation: OperationDefinitionNode): CompiledQuery | null {
+    let byName = this.entries.get(args.document);
+    if (!byName) this.entries.set(args.document, (byName = new Map()));
+    const name = operation.name?.value ?? '';
+    let entry = byName.get(name);
+    if (!entry) byName.set(name, (entry = { runs: 0, fields: 0 }));
+    if (entry.compiled) {
+      this.recent.delete(entry);
+      this.recent.add(entry);
+      return entry.compiled;
+    }
+    if (entry.compiled === null || ++entry.runs < this.compileOnRun) return null;
+    entry.fields = fieldCount(args.document, operation.selectionSet, this.maxFields);
+    // graphql-jit writes a variable's default value into its code as JSON: a DateTime default would
+    // reach the resolver as a string, where graphql-js gives a Date. Such operations stay uncompiled.
+    const defaults = operation.variableDefinitions?.some((variable) => variable.defaultValue) ?? false;
+    if (entry.fields > this.maxFields || defaults) return (entry.compiled = null);
+    const compiled = compileQuery(args.schema, args.document, args.operationName ?? undefined, {
+      // A compiled run with errors is thrown away (see above): their stacks would never be read.
+      disablingCapturingStackErrors: true,
+    });
+    if (!isCompiledQuery(compiled)) return (entry.compiled = null);
+    this.onCompile();
+    entry.compiled = compiled;
+    this.recent.add(entry);
+    this.compiledFields += entry.fields;
+    for (const oldest of this.recent) {
+      if (this.compiledFields <= this.maxCompiledFields) break;
+      this.drop(oldest);
+    }
+    return compiled;
+  }
+
+  /** Forgets a compiled entry (it compiles again if it is run enough again). */
+  private drop(entry: Entry): void {
+    this.recent.delete(entry);
+    this.compiledFields -= entry.fields;
+    entry.compiled = undefined;
+    entry.runs = 0;
+  }
 }
 
 /** The fields `set` selects (and its fragment spreads), fragments expanded, counted up to just past `limit`. */

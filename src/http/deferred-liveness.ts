@@ -13,17 +13,30 @@ const SELF_CHECKING = {
   mutation: new Set(['createMemory']),
   query: new Set(['memories', 'memoryTypes', 'memory', 'tradingContext']),
 } as const;
-const SELF_CHECKING_NAMES = [...SELF_CHECKING.mutation, ...SELF_CHECKING.query];
+/** One of those names as a whole word (`memoryAdded` is not `memory`). */
+const NAMES_SELF_CHECKING = new RegExp(
+  `\\b(${[...SELF_CHECKING.mutation, ...SELF_CHECKING.query].join('|')})\\b`,
+);
 
-/** Before parsing: a document that does not even name such a field has the token checked now (S3: a refused one is never parsed). */
+/**
+ * Before parsing: a document that does not even name such a field has the token checked now (S3: a
+ * refused one is never parsed), and so does one the gate would answer anonymously once the token is
+ * found dead (`anonymousAllowed`: a small introspection), so that it gets that answer here too.
+ */
 export async function livenessBeforeParse(
   db: Database,
   resolution: CallerResolution,
   query: string | undefined,
+  anonymousAllowed: (query: string) => boolean,
 ): Promise<CallerResolution> {
   const { caller } = resolution;
   if (!unverified(caller)) return resolution;
-  if (query !== undefined && SELF_CHECKING_NAMES.some((name) => query.includes(name))) return resolution;
+  if (
+    query !== undefined &&
+    NAMES_SELF_CHECKING.test(query) &&
+    !(query.includes('__') && anonymousAllowed(query))
+  )
+    return resolution;
   return requireLive(db, caller);
 }
 
@@ -40,11 +53,11 @@ export function livenessHooks(
   resolutions: WeakMap<Request, CallerResolution>,
 ): Pick<Plugin, 'onExecute' | 'onSubscribe' | 'onExecutionResult'> {
   const check = async (args: ExecutionArgs, stop: (result: ExecutionResult) => void) => {
-    const context = args.contextValue as GraphQLContext & { request: Request };
+    const context = args.contextValue as GraphQLContext & { request?: Request };
     const { caller } = context;
     if (!unverified(caller) || selfChecking(args)) return;
     const resolution = await requireLive(db, caller);
-    resolutions.set(context.request, resolution);
+    if (context.request) resolutions.set(context.request, resolution);
     context.caller = resolution.caller;
     context.authFailure = describeAuthFailure(resolution.failure);
     if (!resolution.caller) stop({ errors: [refuse(resolution)] });
@@ -71,20 +84,26 @@ function isAsyncIterable(value: object): value is AsyncIterable<unknown> {
   return Symbol.asyncIterator in value;
 }
 
-/** A result without errors, or with at least one root field answered (a partial success stays as it is). */
+/**
+ * At least one root field answered (a partial success stays as it is). A result with no field at all
+ * (every root field skipped by @skip/@include) answered nothing either.
+ */
 function answered({ data, errors }: ExecutionResult): boolean {
-  return !errors?.length || Object.values(data ?? {}).some((value) => value !== null);
+  const fields = Object.values(data ?? {});
+  return errors?.length ? fields.some((value) => value !== null) : fields.length > 0;
 }
 
 /**
  * A mutation whose root fields are all createMemory, or a query whose root fields are all folded
- * reads (aliases allowed; no fragments and no `__typename` at the root: those answer unchecked).
+ * reads (aliases allowed; no fragments, no `__typename` and no directive at the root: a skipped
+ * field or those answer without a statement).
  */
 function selfChecking({ document, operationName }: ExecutionArgs): boolean {
   const operation = getOperationAST(document, operationName);
   if (!operation || operation.operation === 'subscription') return false;
   const fields = SELF_CHECKING[operation.operation];
   return operation.selectionSet.selections.every(
-    (selection) => selection.kind === Kind.FIELD && fields.has(selection.name.value),
+    (selection) =>
+      selection.kind === Kind.FIELD && fields.has(selection.name.value) && !selection.directives?.length,
   );
 }

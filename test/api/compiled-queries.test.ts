@@ -4,6 +4,7 @@
 // on its first run (as every other API test does), one never compiling.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
+import type { CompiledQueriesOptions } from '../../src/http/compiled-queries.js';
 import { createServer, type Server } from '../../src/server.js';
 import { CONTEXT_QUERY, RECORD_PAGE_QUERY } from '../../src/web/page-queries.js';
 import {
@@ -32,14 +33,7 @@ let firstCursor: string;
 
 beforeAll(async () => {
   h = await startHarness();
-  reference = createServer({
-    db: h.db,
-    events: h.events,
-    adminToken: ADMIN_TOKEN,
-    logger: createLogger('silent'),
-    now: h.clock.now,
-    compiledQueries: false,
-  });
+  reference = serverOnSameDatabase(false);
   h.clock.set('2026-03-02T10:00:00Z');
   fx = await createAgentFixture(h, { instruments: ['BTC', 'ETH'] });
   const analysis = (await startRun(h, fx.producers.adhoc!.id)).token;
@@ -107,17 +101,40 @@ async function bothAnswer(body: Record<string, unknown>, token: string | null) {
   return { compiled, plain };
 }
 
-/** memory_graphql_query_executions_total of the compiling server, by executor. */
-async function executions(): Promise<{ compiled: number; reference: number }> {
-  const text = await (await h.fetch('/metrics')).text();
-  const count = (executor: string) =>
-    Number(
-      new RegExp(`^memory_graphql_query_executions_total\\{executor="${executor}"\\} (\\d+)$`, 'm').exec(
-        text,
-      )?.[1] ?? 0,
-    );
-  return { compiled: count('compiled'), reference: count('reference') };
+/** Another server on the harness's database (a Yoga instance of its own, with its own metrics). */
+function serverOnSameDatabase(compiledQueries: CompiledQueriesOptions | false): Server {
+  return createServer({
+    db: h.db,
+    events: h.events,
+    adminToken: ADMIN_TOKEN,
+    logger: createLogger('silent'),
+    now: h.clock.now,
+    compiledQueries,
+  });
 }
+
+const ask = (server: Server, query: string) =>
+  server.yoga.fetch('http://test/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${fx.operatorToken}` },
+    body: JSON.stringify({ query }),
+  });
+
+/** A server's executor and compilation counters. */
+async function counters(
+  server: Server,
+): Promise<{ compiled: number; reference: number; compilations: number }> {
+  const text = await (await server.yoga.fetch('http://test/metrics')).text();
+  const value = (pattern: string) => Number(new RegExp(`^${pattern} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+  return {
+    compiled: value('memory_graphql_query_executions_total\\{executor="compiled"\\}'),
+    reference: value('memory_graphql_query_executions_total\\{executor="reference"\\}'),
+    compilations: value('memory_graphql_query_compilations_total'),
+  };
+}
+
+/** The compiling server's counters. */
+const executions = () => counters(h.server);
 
 describe('compiled queries answer as the reference executor does (issue 14 item 3)', () => {
   const cases: [string, () => [Record<string, unknown>, string | null]][] = [
@@ -255,28 +272,52 @@ describe('compiled queries answer as the reference executor does (issue 14 item 
   });
 
   it('issue 14: by default a document compiles on its second run (a one-off never pays for compiling)', async () => {
-    const server = createServer({
-      db: h.db,
-      events: h.events,
-      adminToken: ADMIN_TOKEN,
-      logger: createLogger('silent'),
-      now: h.clock.now,
-    });
+    const server = serverOnSameDatabase({});
     try {
-      const ask = (query: string) =>
-        server.yoga.fetch('http://test/graphql', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${fx.operatorToken}` },
-          body: JSON.stringify({ query }),
-        });
-      for (let i = 0; i < 3; i++) expect((await ask('{ memoryTypes { type } }')).status).toBe(200);
-      expect((await ask('{ memoryTypes { count } }')).status).toBe(200);
-      const text = await (await server.yoga.fetch('http://test/metrics')).text();
-      expect(text).toMatch(/^memory_graphql_query_executions_total\{executor="reference"\} 2$/m);
-      expect(text).toMatch(/^memory_graphql_query_executions_total\{executor="compiled"\} 2$/m);
+      for (let i = 0; i < 3; i++) expect((await ask(server, '{ memoryTypes { type } }')).status).toBe(200);
+      expect((await ask(server, '{ memoryTypes { count } }')).status).toBe(200);
+      expect(await counters(server)).toMatchObject({ reference: 2, compiled: 2, compilations: 1 });
     } finally {
       await server.close();
     }
+  });
+
+  it('issue 14: the least recently used compiled documents are dropped beyond the field budget', async () => {
+    // Each document selects 3 fields: a budget of 5 holds one of them, a budget of 6 both.
+    for (const [budget, compilations] of [
+      [5, 3],
+      [6, 2],
+    ] as const) {
+      const server = serverOnSameDatabase({ compileOnRun: 1, maxCompiledFields: budget });
+      try {
+        for (const query of [
+          '{ memoryTypes { type count } }',
+          '{ memories(first: 1) { pageInfo { hasNextPage } } }',
+          '{ memoryTypes { type count } }',
+        ])
+          expect((await ask(server, query)).status).toBe(200);
+        expect(await counters(server), `budget ${budget}`).toMatchObject({ compiled: 3, compilations });
+      } finally {
+        await server.close();
+      }
+    }
+  });
+
+  it('issue 14: operations with variable defaults and anonymous requests are never compiled', async () => {
+    // graphql-jit would hand the resolver a DateTime default as a string, where graphql-js gives a Date.
+    const withDefault = `query($at: DateTime = "2026-03-02T10:00:30Z") { tradingContext(instrument: "ETH", at: $at) { at entries { memoryId } } }`;
+    const start = await executions();
+    const { compiled, plain } = await bothAnswer({ query: withDefault }, trading);
+    for (const answer of compiled) expect(answer).toEqual(plain);
+    const before = await executions();
+    expect(before.compilations).toBe(start.compilations);
+    await bothAnswer({ query: '{ __schema { queryType { name } } }' }, null);
+    const after = await executions();
+    expect(after.compiled).toBe(before.compiled);
+    expect(after.compilations).toBe(before.compilations);
+    expect(after.reference - before.reference).toBe(3);
+    // The default case above was answered by the reference executor each time.
+    expect(plain.body).toMatchObject({ data: { tradingContext: { at: '2026-03-02T10:00:30.000Z' } } });
   });
 
   it('S3: a document selecting more than 200 fields is never compiled (compiling it would stall the event loop)', async () => {
