@@ -86,6 +86,34 @@ export function serviceSide(url: string, pid: number, name = 'service'): Side {
   };
 }
 
+/** The service asked what PostGraphile's side is asked: the record's columns and its targets, nothing else. */
+const PEER_FIELDS_QUERY = `
+  query PeerFields($filter: MemoryFilter, $first: Int, $after: String) {
+    memories(filter: $filter, first: $first, after: $after) {
+      edges { cursor node { id type scope instruments content metadata timeframe createdAt expiresAt expiryPolicy } }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+`;
+
+/** The other side of the equal-work comparison: first page and page 2 (the issue's two goal rows). */
+export function serviceWithPeerFieldsSide(url: string, pid: number): Side {
+  const side = serviceSide(url, pid, 'service with PostGraphile’s fields');
+  return {
+    ...side,
+    supports: (op) => op.key === 'first' || op.key === 'page2',
+    body: (op, after) =>
+      JSON.stringify({
+        query: PEER_FIELDS_QUERY,
+        variables: {
+          filter: op.type ? { types: [op.type] } : {},
+          first: PAGE,
+          after: op.page2 ? after : null,
+        },
+      }),
+  };
+}
+
 const RECORD_FIELDS = `rowId type scope content metadata timeframe createdAt expiresAt expiryPolicy
   memoryTargetsByMemoryId(orderBy: PRIMARY_KEY_ASC) { nodes { instrumentId } }`;
 const SERVICE_FIELDS = `sourceRunId

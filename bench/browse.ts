@@ -18,6 +18,7 @@ import {
   floorSide,
   postgraphileSide,
   serviceSide,
+  serviceWithPeerFieldsSide,
   type Op,
   type Side,
 } from './browse-sides.js';
@@ -174,6 +175,7 @@ async function startSides(dataset: BrowseDataset, withPeer: boolean) {
   const service = await startServiceProcess(dataset.url);
   closers.push(() => service.close());
   sides.push(serviceSide(service.url, service.child.pid!));
+  if (withPeer) sides.push(serviceWithPeerFieldsSide(service.url, service.child.pid!));
   // BENCH_SERVICE_VARIANT="NAME=value,…": a second service with that environment, measured in the
   // same rounds (an A/B of a change behind an environment switch; printed among the other sides).
   const variant = process.env.BENCH_SERVICE_VARIANT;
