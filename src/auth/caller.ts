@@ -32,6 +32,13 @@ export type Caller =
  */
 type RememberedCaller = Extract<Caller, { kind: 'run' } | { kind: 'operator' }>;
 
+/** A caller resolved `unverified` (null and undefined: no caller). */
+export function isUnverified(
+  caller: Caller | null | undefined,
+): caller is RememberedCaller & { unverified: true } {
+  return caller != null && caller.kind !== 'admin' && caller.unverified === true;
+}
+
 /**
  * Why no caller: `missing` (no token sent), `unknown` (not a token of this service) or `inactive`
  * (a real token that no longer authenticates: its run finished or it was revoked — L4 tells them apart).
@@ -101,7 +108,7 @@ export async function resolveCallerDeferringLiveness(
  * (`run … is SUCCEEDED`, `operator token revoked`).
  */
 export async function requireLive(db: Database, caller: Caller): Promise<CallerResolution> {
-  if (caller.kind === 'admin' || !caller.unverified) return { caller, failure: null };
+  if (!isUnverified(caller)) return { caller, failure: null };
   if (caller.kind === 'run') {
     const status = await runStatus(db.sql, caller.run.id);
     if (!status) return UNKNOWN;
@@ -120,8 +127,8 @@ export async function requireLive(db: Database, caller: Caller): Promise<CallerR
 const REVOKED = 'operator token revoked';
 
 /** The check a read folds into its statement for an `unverified` caller (null: nothing to check). */
-export function livenessOf(caller: Caller): TokenLiveness | null {
-  if (caller.kind === 'admin' || !caller.unverified) return null;
+function livenessOf(caller: Caller): TokenLiveness | null {
+  if (!isUnverified(caller)) return null;
   return caller.kind === 'run'
     ? { kind: 'run', runId: caller.run.id }
     : { kind: 'operator', operatorTokenId: caller.operatorTokenId };

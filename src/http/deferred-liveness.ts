@@ -4,7 +4,7 @@
 // any other document has the token checked before it runs (S6, L4).
 import { getOperationAST, Kind, type ExecutionArgs, type ExecutionResult, type GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { describeAuthFailure, requireLive, type Caller, type CallerResolution } from '../auth/caller.js';
+import { describeAuthFailure, isUnverified, requireLive, type CallerResolution } from '../auth/caller.js';
 import type { GraphQLContext } from '../schema/context.js';
 import type { Database } from '../store/db.js';
 
@@ -30,7 +30,7 @@ export async function livenessBeforeParse(
   anonymousAllowed: (query: string) => boolean,
 ): Promise<CallerResolution> {
   const { caller } = resolution;
-  if (!unverified(caller)) return resolution;
+  if (!isUnverified(caller)) return resolution;
   if (
     query !== undefined &&
     NAMES_SELF_CHECKING.test(query) &&
@@ -55,7 +55,7 @@ export function livenessHooks(
   const check = async (args: ExecutionArgs, stop: (result: ExecutionResult) => void) => {
     const context = args.contextValue as GraphQLContext & { request?: Request };
     const { caller } = context;
-    if (!unverified(caller) || selfChecking(args)) return;
+    if (!isUnverified(caller) || selfChecking(args)) return;
     const resolution = await requireLive(db, caller);
     if (context.request) resolutions.set(context.request, resolution);
     context.caller = resolution.caller;
@@ -67,17 +67,13 @@ export function livenessHooks(
     onSubscribe: ({ args, setResultAndStopExecution }) => check(args, setResultAndStopExecution),
     onExecutionResult: async ({ request, result, setResult }) => {
       const caller = resolutions.get(request)?.caller;
-      if (!unverified(caller) || !result || isAsyncIterable(result) || answered(result)) return;
+      if (!isUnverified(caller) || !result || isAsyncIterable(result) || answered(result)) return;
       // A server fault answers every caller alike (W5) and has been logged: nothing to tell apart.
       if (result.errors?.every((error) => error.extensions?.code === 'INTERNAL_SERVER_ERROR')) return;
       const resolution = await requireLive(db, caller);
       if (!resolution.caller) setResult({ errors: [refuse(resolution)] });
     },
   };
-}
-
-function unverified(caller: Caller | null | undefined): caller is Caller & { unverified: true } {
-  return caller !== null && caller !== undefined && caller.kind !== 'admin' && caller.unverified === true;
 }
 
 function isAsyncIterable(value: object): value is AsyncIterable<unknown> {

@@ -1,6 +1,6 @@
 // The trading context (C1–C10) and the decision audit (T3): what an agent knew for an instrument at an instant.
 import { agentForRead } from '../auth/access.js';
-import { livenessOf, readLive, type Caller } from '../auth/caller.js';
+import { isUnverified, readLive, type Caller } from '../auth/caller.js';
 import { requireStorableText } from '../domain/errors.js';
 import type { ContextResearch } from '../domain/trading-context.js';
 import {
@@ -139,7 +139,7 @@ builder.queryField('tradingContext', (t) =>
       requireStorableText([['instrument', args.instrument]]); // W10
       // C5: an unknown or unselected instrument is simply an empty context.
       const query = { agentId, instrument: args.instrument, at: args.at ?? ctx.now() };
-      if (!livenessOf(ctx.caller)) return contextSource(ctx.db, query);
+      if (!isUnverified(ctx.caller)) return contextSource(ctx.db, query);
       // A remembered token: the context's statement checks it, before any field (learnings) reads.
       const view = await readLive(
         ctx.db,

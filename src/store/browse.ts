@@ -6,7 +6,7 @@ import type { FilterFacts, ResolvedFilter } from '../domain/memory-filter.js';
 import type { Database } from './db.js';
 import { filterSql, parameters, statementName } from './filter-sql.js';
 import { loadRecords, type LoadedRecord, type RecordNeeds } from './record-rows.js';
-import { livenessCondition, type TokenLiveness } from './tokens.js';
+import { withLiveness, type TokenLiveness } from './tokens.js';
 
 export interface MemoryPage {
   /** The rows of the page, newest first, with what the selection needs. */
@@ -52,20 +52,6 @@ export async function listMemoryPage(
     variant === null ? null : `${variant}${page.after ? '_a' : ''}${page.upToSeq !== undefined ? '_s' : ''}`,
   );
   return { rows: rows.slice(0, page.first), hasNextPage: rows.length > page.first };
-}
-
-/** filterSql's conditions with the liveness check added (its letter joins the variant: another text). */
-function withLiveness(
-  sql: { where: string[]; variant: string | null },
-  liveness: TokenLiveness | null,
-  param: (value: unknown) => string,
-): { where: string[]; variant: string | null } {
-  if (!liveness) return sql;
-  const { condition, variant } = livenessCondition(liveness, param);
-  return {
-    where: [...sql.where, condition],
-    variant: sql.variant === null ? null : `${sql.variant}${variant}`,
-  };
 }
 
 /** A record as live delivery orders and filters it (L1, L2): its place and what matchesFilter reads. */

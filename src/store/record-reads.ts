@@ -4,7 +4,7 @@ import { AGENT_LEARNINGS } from '../domain/write-validation.js';
 import type { Sql } from './db.js';
 import type { RecordReadFilter } from './memory-record.js';
 import { loadRecords, type LoadedRecord, type RecordNeeds } from './record-rows.js';
-import { livenessCondition, type TokenLiveness } from './tokens.js';
+import { withLiveness, type TokenLiveness } from './tokens.js';
 import { LEARNINGS_LIMIT, type ContextQuery } from './trading-context.js';
 
 /**
@@ -20,20 +20,16 @@ export async function findRecord(
 ): Promise<LoadedRecord | null> {
   const values: unknown[] = [id];
   const param = (value: unknown) => `$${values.push(value)}`;
-  const where = ['m.id = $1'];
-  const restrict: string[] = (['agentId', 'producerId', 'type'] as const).map((column) => {
+  const restricted = ['m.id = $1'];
+  const restrict = (['agentId', 'producerId', 'type'] as const).map((column) => {
     const value = readable[column];
     if (value === undefined) return '0';
-    where.push(`m."${column}" = ${param(value)}`);
+    restricted.push(`m."${column}" = ${param(value)}`);
     return '1';
   });
-  if (liveness) {
-    const { condition, variant } = livenessCondition(liveness, param);
-    where.push(condition);
-    restrict.push(variant);
-  }
+  const { where, variant } = withLiveness({ where: restricted, variant: restrict.join('') }, liveness, param);
   const query = { name: 'record', where: where.join(' AND '), order: '', limit: '' } as const;
-  const [record] = await loadRecords(sql, needs, query, values, restrict.join(''));
+  const [record] = await loadRecords(sql, needs, query, values, variant);
   return record ?? null;
 }
 

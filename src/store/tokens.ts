@@ -91,3 +91,20 @@ export function livenessCondition(
         variant: 'O',
       };
 }
+
+/**
+ * A statement's conditions with the liveness check added (null: none to add); its letter joins the
+ * named statement's variant, since the text differs (a null variant stays null: unnamed).
+ */
+export function withLiveness(
+  sql: { where: string[]; variant: string | null },
+  liveness: TokenLiveness | null,
+  param: (value: unknown) => string,
+): { where: string[]; variant: string | null } {
+  if (!liveness) return sql;
+  const { condition, variant } = livenessCondition(liveness, param);
+  return {
+    where: [...sql.where, condition],
+    variant: sql.variant === null ? null : `${sql.variant}${variant}`,
+  };
+}
