@@ -41,7 +41,7 @@ const layerRules = LAYERS.map((layer, rank) => {
 }).filter(Boolean);
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'src/store/generated/', 'dist/', 'coverage/', 'test-output/'] },
+  { ignores: ['node_modules/', 'src/store/generated/', 'dist/', 'build/', 'coverage/', 'test-output/'] },
   ...tseslint.configs.recommended,
   {
     rules: {

@@ -178,10 +178,16 @@ async function startSides(dataset: BrowseDataset, withPeer: boolean) {
   if (withPeer) sides.push(serviceWithPeerFieldsSide(service.url, service.child.pid!));
   // BENCH_SERVICE_VARIANT="NAME=value,…": a second service with that environment, measured in the
   // same rounds (an A/B of a change behind an environment switch; printed among the other sides).
+  // The word `built` among them runs that service from `npm run build`'s JavaScript instead of tsx.
   const variant = process.env.BENCH_SERVICE_VARIANT;
   if (variant) {
-    const env = Object.fromEntries(variant.split(',').map((pair) => pair.split('=', 2) as [string, string]));
-    const other = await startServiceProcess(dataset.url, env);
+    const entries = variant.split(',');
+    const env = Object.fromEntries(
+      entries
+        .filter((entry) => entry !== 'built')
+        .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)] as const),
+    );
+    const other = await startServiceProcess(dataset.url, env, entries.includes('built'));
     closers.push(() => other.close());
     sides.push(serviceSide(other.url, other.child.pid!, `service[${variant}]`));
   }

@@ -511,13 +511,35 @@ export async function runContextBench(options: { databaseUrl: string }): Promise
   });
   const baselinePool = new pg.Pool({ connectionString: url, max: 1 });
 
+  // What one answer weighs and where its time goes (item 5 of issue 14): the response's bytes, and
+  // how long the service held a database connection (its statements: network, PostgreSQL, the
+  // driver's row parsing) against the rest (Node: GraphQL, the decision, serialising).
+  const weight = { graphqlBytes: 0, sqlBytes: 0, heldMs: 0, totalMs: 0, answers: 0 };
+  // Time with at least one connection held (statements may overlap: entries and learnings).
+  let holding = 0;
+  let holdingSince = 0;
+  let heldMs = 0;
+  db.pool!.on('acquire', () => {
+    if (holding++ === 0) holdingSince = performance.now();
+  });
+  db.pool!.on('release', () => {
+    if (--holding === 0) heldMs += performance.now() - holdingSince;
+  });
+
   const graphql = async (instrument: string, at: Date): Promise<ContextAnswer> => {
+    heldMs = 0;
+    const started = performance.now();
     const response = await server.yoga.fetch('http://bench/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${TRADING_TOKEN}` },
       body: JSON.stringify({ query: CONTEXT_QUERY, variables: { instrument, at: at.toISOString() } }),
     });
-    const body = (await response.json()) as { data?: { tradingContext: ContextAnswer }; errors?: unknown[] };
+    const text = await response.text();
+    weight.totalMs += performance.now() - started;
+    weight.heldMs += heldMs;
+    weight.graphqlBytes += Buffer.byteLength(text);
+    weight.answers++;
+    const body = JSON.parse(text) as { data?: { tradingContext: ContextAnswer }; errors?: unknown[] };
     if (body.errors?.length || !body.data)
       throw new Error(`tradingContext failed: ${JSON.stringify(body.errors)}`);
     return body.data.tradingContext;
@@ -528,7 +550,9 @@ export async function runContextBench(options: { databaseUrl: string }): Promise
       text: BASELINE_SQL,
       values: [agentId, instrument, at],
     });
-    return result.rows[0]!.context;
+    const context = result.rows[0]!.context;
+    weight.sqlBytes += Buffer.byteLength(JSON.stringify(context));
+    return context;
   };
 
   const random = mulberry32(20261129);
@@ -559,6 +583,8 @@ export async function runContextBench(options: { databaseUrl: string }): Promise
       `context bench: answers agree; per context on average ${Math.round(shown.entries / WARMUP)} entries, ` +
         `${Math.round(shown.corrections / WARMUP)} corrections, ${Math.round(shown.learnings / WARMUP)} learnings`,
     );
+    const bytes = { graphql: weight.graphqlBytes / weight.answers, sql: weight.sqlBytes / weight.answers };
+    Object.assign(weight, { graphqlBytes: 0, sqlBytes: 0, heldMs: 0, totalMs: 0, answers: 0 });
 
     // Random instruments and instants over the year (as-of reads, C9), then Trading's usual case: at = now.
     const main = await measure(graphql, baseline, ITERATIONS, sample);
@@ -567,6 +593,14 @@ export async function runContextBench(options: { databaseUrl: string }): Promise
       `context bench: hand-written SQL p50 ${main.baseline.p50.toFixed(2)} ms, p99 ${main.baseline.p99.toFixed(2)} ms ` +
         `(${ITERATIONS} iterations); at = now: GraphQL p50 ${now.graphql.p50.toFixed(2)} ms, p99 ` +
         `${now.graphql.p99.toFixed(2)} ms, SQL p50 ${now.baseline.p50.toFixed(2)} ms, p99 ${now.baseline.p99.toFixed(2)} ms`,
+    );
+    // Over the measured iterations (both loops): the mean split of one GraphQL answer.
+    log(
+      `context bench: one answer ≈ ${(bytes.graphql / 1024).toFixed(0)} KiB of GraphQL response ` +
+        `(${(bytes.sql / 1024).toFixed(0)} KiB of JSON from the hand-written SQL); mean ` +
+        `${(weight.totalMs / weight.answers).toFixed(2)} ms, of which a database connection held ` +
+        `${(weight.heldMs / weight.answers).toFixed(2)} ms and Node the other ` +
+        `${((weight.totalMs - weight.heldMs) / weight.answers).toFixed(2)} ms`,
     );
     const ratio = main.graphql.p50 / main.baseline.p50;
     return `context: ${ratio.toFixed(2)}x of hand-written SQL latency (p50 ${main.graphql.p50.toFixed(2)} ms, p99 ${main.graphql.p99.toFixed(2)} ms)`;

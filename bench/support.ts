@@ -132,6 +132,7 @@ export async function closedLoop(clients: number, seconds: number, op: (client: 
 export async function startServiceProcess(
   databaseUrl: string,
   env: Record<string, string> = {},
+  built = false,
 ): Promise<{ url: string; child: ChildProcess; close(): Promise<void> }> {
   // BENCH_PROFILE=<dir> writes a CPU profile of the service there.
   const profile = process.env.BENCH_PROFILE
@@ -147,6 +148,7 @@ export async function startServiceProcess(
       ...env,
     },
     profile,
+    built,
   );
   running.add(service.child);
   let closing = false;

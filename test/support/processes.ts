@@ -1,6 +1,7 @@
 // Real service processes (`src/main.ts`), as production runs them.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -37,20 +38,25 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; ms: number }>;
 }
 
-/** `nodeArgs` go before the entry point (e.g. `--cpu-prof` for a benchmark). */
+/**
+ * `nodeArgs` go before the entry point (e.g. `--cpu-prof` for a benchmark); `built` runs the
+ * JavaScript of `npm run build` (`build/main.js`) with plain node instead of `src/main.ts` through tsx.
+ */
 export async function startServiceProcess(
   env: Record<string, string>,
   nodeArgs: string[] = [],
+  built = false,
 ): Promise<ServiceProcess> {
-  const child = spawn(
-    process.execPath,
-    [...nodeArgs, '--import', 'tsx', path.join(repoRoot, 'src/main.ts')],
-    {
-      cwd: repoRoot,
-      env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  if (built && !existsSync(path.join(repoRoot, 'build/main.js')))
+    throw new Error('build/main.js is missing: run `npm run build` first');
+  const entry = built
+    ? [path.join(repoRoot, 'build/main.js')]
+    : ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')];
+  const child = spawn(process.execPath, [...nodeArgs, ...entry], {
+    cwd: repoRoot,
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
