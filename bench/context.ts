@@ -519,12 +519,14 @@ export async function runContextBench(options: { databaseUrl: string }): Promise
   let holding = 0;
   let holdingSince = 0;
   let heldMs = 0;
-  db.pool!.on('acquire', () => {
-    if (holding++ === 0) holdingSince = performance.now();
-  });
-  db.pool!.on('release', () => {
-    if (--holding === 0) heldMs += performance.now() - holdingSince;
-  });
+  for (const pool of db.pools) {
+    pool.on('acquire', () => {
+      if (holding++ === 0) holdingSince = performance.now();
+    });
+    pool.on('release', () => {
+      if (--holding === 0) heldMs += performance.now() - holdingSince;
+    });
+  }
 
   const graphql = async (instrument: string, at: Date): Promise<ContextAnswer> => {
     heldMs = 0;

@@ -27,6 +27,8 @@ export interface Config {
   introspection: boolean;
   /** `COMPILED_QUERIES=0` runs every query through the reference executor (src/http/compiled-queries.ts). */
   compiledQueries: boolean;
+  /** `GENERIC_PLANS=0` leaves named statements to PostgreSQL's own plan choice (src/store/db.ts). */
+  genericPlans: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -139,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     graphiql: parseSwitch('GRAPHIQL', merged.GRAPHIQL),
     introspection: parseSwitch('INTROSPECTION', merged.INTROSPECTION),
     compiledQueries: parseSwitch('COMPILED_QUERIES', merged.COMPILED_QUERIES),
+    genericPlans: parseSwitch('GENERIC_PLANS', merged.GENERIC_PLANS),
   };
 }
 

@@ -40,7 +40,11 @@ function lockEmbeddedDataDir(config: Config): void {
 }
 
 async function openMigratedDatabase(config: Config, logger: Logger): Promise<Database> {
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    genericPlans: config.genericPlans,
+  });
   const applied = await db.migrate();
   if (applied.length) logger.info({ applied }, 'migrations applied');
   return db;

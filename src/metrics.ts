@@ -7,8 +7,8 @@ import type pg from 'pg';
 export interface MetricsSources {
   /** Open WebSockets right now. */
   openSockets: () => number;
-  /** The PostgreSQL pool (null on PGlite). */
-  pool: pg.Pool | null;
+  /** The PostgreSQL pools (none on PGlite); the gauges are their sums. */
+  pools: readonly pg.Pool[];
 }
 
 export class Metrics {
@@ -83,8 +83,10 @@ export class Metrics {
         this.set(sources.openSockets());
       },
     });
-    const pool = sources.pool;
-    if (pool) {
+    const pools = sources.pools;
+    if (pools.length) {
+      const sum = (read: (pool: pg.Pool) => number) => () =>
+        pools.reduce((total, pool) => total + read(pool), 0);
       const poolGauge = (name: string, help: string, read: () => number) =>
         new Gauge({
           name,
@@ -97,13 +99,17 @@ export class Metrics {
       poolGauge(
         'memory_db_pool_connections',
         'PostgreSQL pool connections (idle and in use).',
-        () => pool.totalCount,
+        sum((pool) => pool.totalCount),
       );
-      poolGauge('memory_db_pool_idle', 'Idle PostgreSQL pool connections.', () => pool.idleCount);
+      poolGauge(
+        'memory_db_pool_idle',
+        'Idle PostgreSQL pool connections.',
+        sum((pool) => pool.idleCount),
+      );
       poolGauge(
         'memory_db_pool_waiting',
         'Queries waiting for a PostgreSQL pool connection.',
-        () => pool.waitingCount,
+        sum((pool) => pool.waitingCount),
       );
     }
   }

@@ -189,7 +189,7 @@ export function createServer(deps: ServerDeps): Server {
     }),
     identities,
     sessions,
-    metrics: new Metrics({ openSockets: () => openSockets(), pool: deps.db.pool }),
+    metrics: new Metrics({ openSockets: () => openSockets(), pools: deps.db.pools }),
     now: deps.now ?? (() => new Date()),
     corsOrigins: deps.corsOrigins ?? [],
     maskError,
