@@ -63,8 +63,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
       config.poolSize ?? 20,
       config.genericPlans ?? true,
     );
-    // An idle client that loses its server must not crash the process.
-    pool.on('error', () => {});
+    survivesLostConnections(pool);
     const adapter = new PrismaPg(pool);
     return makeDatabase('postgres', adapter, [pool, prepared], null, config.onStatement, async () => {
       await Promise.all([pool.end(), prepared.pool.end()]);
@@ -82,6 +81,18 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
 }
 
 /**
+ * A connection that loses its server must not crash the process: an idle one reports to the pool
+ * (`error`), a checked-out one to its client — and pg-pool listens there only inside its own
+ * `pool.query`, not for a client taken with `pool.connect()` (a transaction, the named statements),
+ * where an unheard `error` event would be thrown. The query in flight fails either way and its
+ * client is released with the error (not reused).
+ */
+function survivesLostConnections(pool: pg.Pool): void {
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+}
+
+/**
  * The pool of the named statements (`Sql.query` with a name): each of its connections plans a named
  * statement ONCE, as a generic plan (`plan_cache_mode = force_generic_plan`, set when the connection
  * first serves). PostgreSQL's own choice re-plans such a statement with its values on every
@@ -91,7 +102,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
  */
 function preparedStatementPool(connectionString: string, max: number, genericPlans: boolean) {
   const pool = new pg.Pool({ connectionString, max });
-  pool.on('error', () => {});
+  survivesLostConnections(pool);
   const generic = new WeakSet<pg.PoolClient>();
   return {
     pool,

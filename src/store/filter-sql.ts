@@ -40,7 +40,12 @@ export interface FilterSql {
    * Null for a search: how many records a search text matches decides the plan (a rare word: the
    * GIN index, then sort; a common one: newest first by the (agentId, createdAt) index until the
    * page is full), and a named statement could settle on one generic plan for every text — 100×
-   * slower for the other kind. Unnamed statements are planned with their values each time.
+   * slower for the other kind. Likewise for several types, producers or instruments (`= ANY(…)`):
+   * how many of the agent's records match decides between walking the newest first and fetching the
+   * matches then sorting; the generic plan of a page for the bench's big agent took 10× (types),
+   * 50× (one producer) and 5× (one instrument) the time of the plan made with the values (issue 14).
+   * Unnamed statements are planned with their values each time; named ones once per connection
+   * (src/store/db.ts).
    */
   variant: string | null;
 }
@@ -92,7 +97,8 @@ export function filterSql(
   if (freshness?.state === 'FRESH')
     add('f', `(m."expiresAt" IS NULL OR m."expiresAt" > ${param(freshness.at)})`);
   else if (freshness?.state === 'STALE') add('x', `m."expiresAt" <= ${param(freshness.at)}`);
-  return { where, variant: text !== null ? null : variant || 'all' };
+  const plannedWithValues = text !== null || /[Tpi]/.test(variant);
+  return { where, variant: plannedWithValues ? null : variant || 'all' };
 }
 
 /**
