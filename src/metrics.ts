@@ -3,12 +3,13 @@
 // globals; labels come from the schema and the error vocabulary, never from clients or agents.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type pg from 'pg';
+import type { Database } from './store/db.js';
 
 export interface MetricsSources {
   /** Open WebSockets right now. */
   openSockets: () => number;
-  /** The PostgreSQL pools (none on PGlite); the gauges are their sums. */
-  pools: readonly pg.Pool[];
+  /** The PostgreSQL pools by name (none on PGlite); each gauge has one series per pool. */
+  pools: Database['pools'];
 }
 
 export class Metrics {
@@ -83,33 +84,29 @@ export class Metrics {
         this.set(sources.openSockets());
       },
     });
-    const pools = sources.pools;
+    const pools = Object.entries(sources.pools) as [string, pg.Pool][];
     if (pools.length) {
-      const sum = (read: (pool: pg.Pool) => number) => () =>
-        pools.reduce((total, pool) => total + read(pool), 0);
-      const poolGauge = (name: string, help: string, read: () => number) =>
+      // One series per pool (`queries`: Prisma and unnamed statements; `named`: the named statements).
+      const poolGauge = (name: string, help: string, read: (pool: pg.Pool) => number) =>
         new Gauge({
           name,
           help,
+          labelNames: ['pool'],
           registers: [this.registry],
           collect() {
-            this.set(read());
+            for (const [label, pool] of pools) this.set({ pool: label }, read(pool));
           },
         });
       poolGauge(
         'memory_db_pool_connections',
         'PostgreSQL pool connections (idle and in use).',
-        sum((pool) => pool.totalCount),
+        (pool) => pool.totalCount,
       );
-      poolGauge(
-        'memory_db_pool_idle',
-        'Idle PostgreSQL pool connections.',
-        sum((pool) => pool.idleCount),
-      );
+      poolGauge('memory_db_pool_idle', 'Idle PostgreSQL pool connections.', (pool) => pool.idleCount);
       poolGauge(
         'memory_db_pool_waiting',
         'Queries waiting for a PostgreSQL pool connection.',
-        sum((pool) => pool.waitingCount),
+        (pool) => pool.waitingCount,
       );
     }
   }

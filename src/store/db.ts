@@ -12,6 +12,8 @@ import { observePrisma, observeSql, type StatementListener } from './statement-o
 
 export type { PrismaClient };
 
+export type PoolName = 'queries' | 'named';
+
 export interface DatabaseConfig {
   /** `postgres://…` ⇒ PostgreSQL; undefined ⇒ embedded PGlite. */
   databaseUrl?: string;
@@ -45,8 +47,11 @@ export interface Database {
   sqlTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
   /** The PostgreSQL pool of Prisma and unnamed statements (null for PGlite), for the raw-SQL baselines. */
   readonly pool: pg.Pool | null;
-  /** Every PostgreSQL pool (that one and the named statements'; empty for PGlite): metrics, accounting. */
-  readonly pools: readonly pg.Pool[];
+  /**
+   * Every PostgreSQL pool by name (empty for PGlite): `queries` (that one) and `named` (the named
+   * statements, planned once per connection) — for metrics and accounting.
+   */
+  readonly pools: Readonly<Partial<Record<PoolName, pg.Pool>>>;
   /** The embedded database (null for PostgreSQL). */
   readonly pglite: PGlite | null;
   migrate(): Promise<string[]>;
@@ -146,7 +151,7 @@ function makeDatabase(
     sql,
     sqlTransaction,
     pool,
-    pools: pools ? [pools[0], pools[1].pool] : [],
+    pools: pools ? { queries: pools[0], named: pools[1].pool } : {},
     pglite,
     migrate: () => applyMigrations(migrationAdapter(kind, adapter, pool)),
     async ping() {

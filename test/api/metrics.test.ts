@@ -67,7 +67,11 @@ describe('metrics', () => {
     expect(
       samples.get('memory_graphql_operation_duration_seconds_count{type="mutation",field="createMemory"}'),
     ).toBe(2);
-    if (h.db.kind === 'postgres') expect(samples.get('memory_db_pool_connections')).toBeGreaterThan(0);
+    if (h.db.kind === 'postgres') {
+      // The writes and memoryTypes' page above used both pools: Prisma's and the named statements'.
+      expect(samples.get('memory_db_pool_connections{pool="queries"}')).toBeGreaterThan(0);
+      expect(samples.get('memory_db_pool_connections{pool="named"}')).toBeGreaterThan(0);
+    }
   });
 
   it('shows open sockets and subscriptions and counts deliveries', async () => {
