@@ -519,7 +519,7 @@ export async function runContextBench(options: { databaseUrl: string }): Promise
   let holding = 0;
   let holdingSince = 0;
   let heldMs = 0;
-  for (const pool of Object.values(db.pools)) {
+  for (const pool of Object.values(db.pools!)) {
     pool.on('acquire', () => {
       if (holding++ === 0) holdingSince = performance.now();
     });

@@ -8,7 +8,7 @@ import type { Database } from './store/db.js';
 export interface MetricsSources {
   /** Open WebSockets right now. */
   openSockets: () => number;
-  /** The PostgreSQL pools by name (none on PGlite); each gauge has one series per pool. */
+  /** The PostgreSQL pools by name (null on PGlite); each gauge has one series per pool. */
   pools: Database['pools'];
 }
 
@@ -84,8 +84,8 @@ export class Metrics {
         this.set(sources.openSockets());
       },
     });
-    const pools = Object.entries(sources.pools) as [string, pg.Pool][];
-    if (pools.length) {
+    if (sources.pools) {
+      const pools = Object.entries(sources.pools);
       // One series per pool (`queries`: Prisma and unnamed statements; `named`: the named statements).
       const poolGauge = (name: string, help: string, read: (pool: pg.Pool) => number) =>
         new Gauge({

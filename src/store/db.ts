@@ -45,13 +45,11 @@ export interface Database {
   readonly sql: Sql;
   /** Runs `work` in one transaction on the driver: committed when it resolves, rolled back when it throws. */
   sqlTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
-  /** The PostgreSQL pool of Prisma and unnamed statements (null for PGlite), for the raw-SQL baselines. */
-  readonly pool: pg.Pool | null;
   /**
-   * Every PostgreSQL pool by name (empty for PGlite): `queries` (that one) and `named` (the named
-   * statements, planned once per connection) — for metrics and accounting.
+   * The PostgreSQL pools by name (null for PGlite): `queries` (Prisma and unnamed statements) and
+   * `named` (the named statements, planned once per connection) — for metrics and accounting.
    */
-  readonly pools: Readonly<Partial<Record<PoolName, pg.Pool>>>;
+  readonly pools: Readonly<Record<PoolName, pg.Pool>> | null;
   /** The embedded database (null for PostgreSQL). */
   readonly pglite: PGlite | null;
   migrate(): Promise<string[]>;
@@ -143,17 +141,15 @@ function makeDatabase(
 ): Database {
   const prisma = new PrismaClient({ adapter: onStatement ? observePrisma(adapter, onStatement) : adapter });
   const { sql, sqlTransaction } = pools ? pgSql(...pools, onStatement) : pgliteSql(pglite!, onStatement);
-  const pool = pools?.[0] ?? null;
   let closed = false;
   return {
     kind,
     prisma,
     sql,
     sqlTransaction,
-    pool,
-    pools: pools ? { queries: pools[0], named: pools[1].pool } : {},
+    pools: pools && { queries: pools[0], named: pools[1].pool },
     pglite,
-    migrate: () => applyMigrations(migrationAdapter(kind, adapter, pool)),
+    migrate: () => applyMigrations(migrationAdapter(kind, adapter, pools?.[0] ?? null)),
     async ping() {
       await prisma.$queryRaw`SELECT 1`;
     },

@@ -99,8 +99,8 @@ async function raceWindow(tag: string, read: () => Promise<{ cursor: string; see
 }
 
 async function waitsForLock(): Promise<boolean> {
-  if (!h.db.pool) return true;
-  const { rows } = await h.db.pool.query<{ n: number }>(
+  if (!h.db.pools) return true;
+  const { rows } = await h.db.pools.queries.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM pg_stat_activity
       WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event IN ('transactionid', 'tuple')`,
   );
