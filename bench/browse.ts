@@ -185,7 +185,11 @@ async function startSides(dataset: BrowseDataset, withPeer: boolean) {
     const env = Object.fromEntries(
       entries
         .filter((entry) => entry !== 'built')
-        .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)] as const),
+        .map((pair) => {
+          const at = pair.indexOf('=');
+          if (at < 1) throw new Error(`BENCH_SERVICE_VARIANT: "${pair}" is neither NAME=value nor built`);
+          return [pair.slice(0, at), pair.slice(at + 1)] as const;
+        }),
     );
     const other = await startServiceProcess(dataset.url, env, entries.includes('built'));
     closers.push(() => other.close());
