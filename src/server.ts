@@ -24,6 +24,8 @@ import { browserPolicyPlugin, corsPolicy, verifyWebSocketOrigin } from './http/b
 import { graphiqlAssetsPlugin, introspectionOff, renderOfflineGraphiQL } from './http/graphiql.js';
 import { requestLogPlugin } from './http/request-log.js';
 import { MCP_PATH, mcpRoute } from './mcp/http.js';
+import { MCP_LIST_CALL_HEADER } from './mcp/executor.js';
+import { DEFAULT_MAX_EXPENSIVE_PER_TOKEN, ReadBudget } from './service/read-budget.js';
 import { boundValidationErrors, yogaLogging } from './log-policy.js';
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
@@ -50,6 +52,8 @@ export interface ServerDeps {
   introspection?: boolean;
   /** Queries compiled once seen again (default on); false: the reference executor only. */
   compiledQueries?: CompiledQueriesOptions | false;
+  /** S8: expensive reads (searches, exports, MCP list calls) one token runs at once; default 2. */
+  maxExpensivePerToken?: number;
 }
 
 export interface Server {
@@ -72,6 +76,7 @@ interface YogaParts {
   corsOrigins: string[];
   maskError: ReturnType<typeof maskErrors>;
   fanout: Fanout;
+  budget: ReadBudget;
 }
 
 function contextFactory(deps: ServerDeps, parts: YogaParts) {
@@ -82,8 +87,18 @@ function contextFactory(deps: ServerDeps, parts: YogaParts) {
       initial.callerResolution ??
       (initial.request && parts.authGate.resolutionOf(initial.request)) ??
       MISSING;
+    // S9: a request's reads end when its client goes away or its answer is complete (endRequest).
+    const answered = new AbortController();
+    const signal = initial.request
+      ? AbortSignal.any([initial.request.signal, answered.signal])
+      : answered.signal;
     return {
-      db: deps.db,
+      db: deps.db.scoped({ signal }),
+      liveDb: deps.db,
+      budget: parts.budget,
+      signal,
+      endRequest: () => answered.abort(),
+      mcpListCall: initial.request?.headers.get(MCP_LIST_CALL_HEADER) === '1',
       caller: resolution.caller,
       authFailure: describeAuthFailure(resolution.failure),
       events: deps.events,
@@ -107,6 +122,16 @@ function graphiqlOptions(token: string | null) {
     ...(token ? { headers: JSON.stringify({ Authorization: `Bearer ${token}` }, null, 2) } : {}),
   };
 }
+
+/**
+ * S9: once an operation's answer is complete nobody waits for its other reads (a non-null field
+ * failed and nulled `data` while a sibling's statement still runs): they are cancelled.
+ */
+const endRequestWhenAnswered: Plugin = {
+  onExecute: ({ args }) => ({
+    onExecuteDone: () => (args.contextValue as Partial<GraphQLContext>).endRequest?.(),
+  }),
+};
 
 /** SSE subscriptions share each record's execution and serialisation with their group (L1). */
 function sharedSubscriptions(fanout: Fanout): Plugin {
@@ -135,8 +160,9 @@ function createYogaApp(deps: ServerDeps, parts: YogaParts): Server['yoga'] {
       ...(deps.graphiql !== false ? [graphiqlAssetsPlugin()] : []),
       ...(deps.introspection === false ? [introspectionOff] : []),
       boundValidationErrors,
-      httpRoutes({ ...deps, now, metrics, identities: parts.identities }),
+      httpRoutes({ ...deps, now, metrics, identities: parts.identities, budget: parts.budget }),
       sharedSubscriptions(parts.fanout),
+      endRequestWhenAnswered,
       parts.authGate.plugin,
       // After the gate: MCP tools run the API's own operations in-process, as the caller.
       mcpRoute({
@@ -193,6 +219,7 @@ export function createServer(deps: ServerDeps): Server {
     now: deps.now ?? (() => new Date()),
     corsOrigins: deps.corsOrigins ?? [],
     maskError,
+    budget: new ReadBudget(deps.maxExpensivePerToken ?? DEFAULT_MAX_EXPENSIVE_PER_TOKEN),
     fanout: new Fanout({
       maskError: (error) => maskError(error, 'Unexpected error.'),
       scopeOf: (args) => {

@@ -186,3 +186,38 @@ export class SessionRevokedError extends ServiceError {
     super('Forbidden: the token was revoked');
   }
 }
+
+/** S7: a read ran past STATEMENT_TIMEOUT_MS of database time and was cancelled (REST 503, MCP isError). */
+export class QueryTimeoutError extends ServiceError {
+  readonly code = 'QUERY_TIMEOUT';
+  constructor(readonly timeoutMs: number) {
+    super(
+      `The read took longer than its ${timeoutMs} ms bound and was stopped; narrow the filter (a shorter time window, types, fewer or rarer search words) and retry`,
+    );
+  }
+}
+
+/**
+ * S8: the token already runs its share of expensive reads (searches, exports, MCP list calls), or
+ * the service its capacity for them: REST 429 with Retry-After.
+ */
+export class RateLimitedError extends ServiceError {
+  readonly code = 'RATE_LIMITED';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+  override details() {
+    return { retryAfterSeconds: this.retryAfterSeconds };
+  }
+}
+
+/** S9: the statement was cancelled because nobody waits for its answer any more (never sent to a client). */
+export class ReadCancelledError extends ServiceError {
+  readonly code = 'CANCELLED';
+  constructor() {
+    super('The request ended before this read answered');
+  }
+}

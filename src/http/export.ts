@@ -5,11 +5,12 @@ import { ServerResponse } from 'node:http';
 import { agentForRead } from '../auth/access.js';
 import { resolveCaller } from '../auth/caller.js';
 import { bearerToken } from '../auth/tokens.js';
-import { ForbiddenError, InputError } from '../domain/errors.js';
+import { ForbiddenError, InputError, RateLimitedError, ReadCancelledError } from '../domain/errors.js';
 import { resolveFilter } from '../domain/memory-filter.js';
 import { logError } from '../log-policy.js';
 import { requestLogContext, type Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
+import type { ReadBudget } from '../service/read-budget.js';
 import { exportPages } from '../service/export-memories.js';
 import type { Database } from '../store/db.js';
 import type { MemoryRecord } from '../store/memory-record.js';
@@ -18,34 +19,17 @@ import { FORMATS, type ExportFormat } from './export-format.js';
 import { inParameterWords, parameterOfField, parseExportQuery } from './export-query.js';
 import { json } from './json.js';
 import { noteCaller } from './request-log.js';
-import { unauthenticatedResponse } from './rest-memories.js';
+import { costRefusal, unauthenticatedResponse } from './rest-memories.js';
 
 export const EXPORT_PATH = '/api/v1/export';
-/**
- * Exports one token may run at once. Each holds a page of records in memory while its client reads,
- * so a token opening exports to slow readers cannot make the process hold more than this many.
- */
-export const MAX_EXPORTS_PER_TOKEN = 2;
-/** Exports running per token (tokenKey: the token's hash), in this process. */
-const running = new Map<string, number>();
-
-/** Takes one of the token's export slots; the returned function gives it back (once). */
-function takeExportSlot(tokenKey: string): (() => void) | null {
-  const count = running.get(tokenKey) ?? 0;
-  if (count >= MAX_EXPORTS_PER_TOKEN) return null;
-  running.set(tokenKey, count + 1);
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    const left = (running.get(tokenKey) ?? 1) - 1;
-    if (left > 0) running.set(tokenKey, left);
-    else running.delete(tokenKey);
-  };
-}
 
 interface ExportDeps {
   db: Database;
+  /**
+   * S8: an export is an expensive read for its whole life — one of the token's slots (it holds a
+   * page of records in memory while its client reads), its pages on the expensive pool.
+   */
+  budget: ReadBudget;
   adminToken: string;
   logger: Logger;
   now: () => Date;
@@ -54,7 +38,13 @@ interface ExportDeps {
 
 type StreamOutcome = 'complete' | 'cancelled' | 'failed';
 type Outcome =
-  StreamOutcome | 'unauthenticated' | 'forbidden' | 'validation_error' | 'too_many' | 'internal_error';
+  | StreamOutcome
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'validation_error'
+  | 'too_many'
+  | 'timeout'
+  | 'internal_error';
 
 /** The Node response under this request (null in-process, through yoga.fetch). */
 export function nodeResponseOf(serverContext: unknown): ServerResponse | null {
@@ -89,14 +79,14 @@ export async function exportMemories(
     }
     const shape = FORMATS[parsed.query.format];
     format = parsed.query.format;
-    const slot = takeExportSlot(caller.tokenKey);
-    if (!slot) return answer('too_many', tooManyExports());
+    const slot = await deps.budget.acquire(caller.tokenKey, request.signal);
     release = slot;
     // Resolved once (B4): every page of the export shares this instant's window and freshness.
     const now = deps.now();
     const agentId = agentForRead(caller, parsed.query.agentId, 'browse');
     const filter = resolveFilter(parsed.query.filter, now);
-    const pages = exportPages(deps.db, agentId, filter);
+    // S9: the client's leaving cancels the page in flight.
+    const pages = exportPages(deps.db.scoped({ signal: request.signal, expensive: true }), agentId, filter);
     const first = await pages.next();
     const body = recordStream({
       first: first.done ? null : first.value,
@@ -122,6 +112,9 @@ export async function exportMemories(
       },
     });
   } catch (error) {
+    const cost = costRefusal(error);
+    if (cost) return answer(error instanceof RateLimitedError ? 'too_many' : 'timeout', cost);
+    if (error instanceof ReadCancelledError) return answer('cancelled', json(499, { error: 'cancelled' }));
     if (error instanceof ForbiddenError) {
       return answer('forbidden', json(403, { error: error.message, code: 'forbidden' }));
     }
@@ -131,15 +124,6 @@ export async function exportMemories(
     logError(deps.logger, error, 'export'); // e.g. the database did not answer: nothing sent yet
     return answer('internal_error', json(500, { error: 'internal error', code: 'internal_error' }));
   }
-}
-
-function tooManyExports(): Response {
-  const response = json(429, {
-    error: `At most ${MAX_EXPORTS_PER_TOKEN} exports may run at once per token; retry when one has finished.`,
-    code: 'too_many_exports',
-  });
-  response.headers.set('retry-after', '5');
-  return response;
 }
 
 function invalid(field: string, message: string): Response {

@@ -2,7 +2,12 @@
 import { describeAuthFailure, type AuthFailure } from '../auth/caller.js';
 import type { Logger } from '../logger.js';
 import type { MemoryWrite } from '../service/write-memory.js';
-import { MemoryWriteError, RunNotRunningError } from '../domain/errors.js';
+import {
+  MemoryWriteError,
+  QueryTimeoutError,
+  RateLimitedError,
+  RunNotRunningError,
+} from '../domain/errors.js';
 import { isUuid } from '../domain/uuid.js';
 import { json } from './json.js';
 
@@ -92,6 +97,21 @@ export function restErrorResponse(error: unknown, logger: Logger): Response {
   // W9: the run finished while the write was on its way: said as the token check says it (L4).
   if (error instanceof RunNotRunningError)
     return unauthenticatedResponse({ reason: 'inactive', detail: error.detail });
+  const cost = costRefusal(error);
+  if (cost) return cost;
   logger.error({ err: error }, 'memory write failed');
   return json(500, { error: 'internal error', code: 'internal_error' });
+}
+
+/** S7, S8 on REST: a statement past its bound is 503 `query_timeout`, a token over its share 429 `rate_limited`. */
+export function costRefusal(error: unknown): Response | null {
+  if (error instanceof QueryTimeoutError) {
+    return json(503, { error: error.message, code: 'query_timeout' });
+  }
+  if (error instanceof RateLimitedError) {
+    const response = json(429, { error: error.message, code: 'rate_limited' });
+    response.headers.set('retry-after', String(error.retryAfterSeconds));
+    return response;
+  }
+  return null;
 }

@@ -13,6 +13,7 @@ import { parseRestMemoryBody, restErrorResponse, unauthenticatedResponse } from 
 import { EXPORT_PATH, exportMemories, nodeResponseOf } from './export.js';
 import { writeMemory, type MemoryWrite } from '../service/write-memory.js';
 import type { Metrics } from '../metrics.js';
+import type { ReadBudget } from '../service/read-budget.js';
 import { toMemoryView } from '../store/memory-view.js';
 
 interface RouteDeps {
@@ -24,6 +25,8 @@ interface RouteDeps {
   webRoot?: string;
   metrics?: Metrics;
   identities: TokenIdentities;
+  /** S8: the per-token count of expensive reads (the export takes a slot). */
+  budget: ReadBudget;
 }
 
 const contentTypes: Record<string, string> = {

@@ -20,9 +20,17 @@ interface RestAnswer {
   body: Record<string, unknown>;
 }
 
+/** S8: the header that marks a tool's list call, which the service counts as an expensive read. */
+export const MCP_LIST_CALL_HEADER = 'x-mcp-list-call';
+
+export interface GraphQLCallOptions {
+  /** S8: a list call (list_memories, list_memory_types) counts against the token's expensive reads. */
+  listCall?: boolean;
+}
+
 export interface ServiceExecutor {
   /** Runs one GraphQL operation as the caller; a GraphQL error becomes a ServiceAnswerError. */
-  graphql<T>(document: string, variables?: Record<string, unknown>): Promise<T>;
+  graphql<T>(document: string, variables?: Record<string, unknown>, options?: GraphQLCallOptions): Promise<T>;
   /** POST /api/v1/memories as the caller: the status and the JSON body, whatever they are. */
   postMemory(body: unknown): Promise<RestAnswer>;
 }
@@ -36,6 +44,8 @@ export function serviceExecutor(
   fetchService: ServiceFetch,
   authorization: string | null,
   requestId?: string,
+  /** S9: aborted when the MCP client goes away; the tool's reads are cancelled with it. */
+  signal?: AbortSignal,
 ): ServiceExecutor {
   const headers = {
     'content-type': 'application/json',
@@ -43,8 +53,17 @@ export function serviceExecutor(
     ...(authorization ? { authorization } : {}),
     ...(requestId ? { 'x-request-id': requestId } : {}),
   };
-  const call = async (path: string, body: unknown): Promise<{ status: number; json: unknown }> => {
-    const response = await fetchService(path, { method: 'POST', headers, body: JSON.stringify(body) });
+  const call = async (
+    path: string,
+    body: unknown,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<{ status: number; json: unknown }> => {
+    const response = await fetchService(path, {
+      method: 'POST',
+      headers: { ...headers, ...extraHeaders },
+      body: JSON.stringify(body),
+      ...(signal ? { signal } : {}),
+    });
     const text = await response.text();
     try {
       return { status: response.status, json: JSON.parse(text) as unknown };
@@ -54,8 +73,16 @@ export function serviceExecutor(
     }
   };
   return {
-    async graphql<T>(document: string, variables: Record<string, unknown> = {}): Promise<T> {
-      const { json } = await call('/graphql', { query: document, variables });
+    async graphql<T>(
+      document: string,
+      variables: Record<string, unknown> = {},
+      options: GraphQLCallOptions = {},
+    ): Promise<T> {
+      const { json } = await call(
+        '/graphql',
+        { query: document, variables },
+        options.listCall ? { [MCP_LIST_CALL_HEADER]: '1' } : {},
+      );
       const result = json as {
         data?: T;
         errors?: { message: string; extensions?: { code?: string; field?: string } }[];
@@ -86,7 +113,9 @@ export function httpServiceFetch(baseUrl: string, timeoutMs = 30_000): ServiceFe
   const base = baseUrl.replace(/\/+$/, '');
   return async (path, init) => {
     try {
-      return await fetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+      const timeout = AbortSignal.timeout(timeoutMs);
+      const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+      return await fetch(`${base}${path}`, { ...init, signal });
     } catch {
       throw new ServiceAnswerError(`Cannot reach the memory service at ${base}`, INTERNAL);
     }

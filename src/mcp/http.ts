@@ -46,6 +46,7 @@ export function mcpRoute(deps: McpRouteDeps): Plugin {
         deps.fetchService,
         request.headers.get('authorization'),
         requestLogContext.getStore()?.reqId,
+        request.signal,
       );
       const server = createMcpServer(service, { onFault: (error) => logError(deps.logger, error, 'mcp') });
       const transport = new WebStandardStreamableHTTPServerTransport({

@@ -22,6 +22,9 @@ const MCP_SERVER_INFO = { name: 'memory-service', version: '0.1.0' };
  */
 const RPC_CODES: Record<string, number> = { UNAUTHENTICATED: -32041, FORBIDDEN: -32043 };
 
+/** S7, S8: GraphQL codes of a read's cost, answered as an isError result with the REST body's code. */
+const COST_CODES: Record<string, string> = { QUERY_TIMEOUT: 'query_timeout', RATE_LIMITED: 'rate_limited' };
+
 /** An error answered as a JSON-RPC error with this message as is (the SDK's McpError prefixes its own). */
 class RpcError extends Error {
   constructor(
@@ -125,6 +128,10 @@ async function callTool(
     if (error instanceof ServiceAnswerError && error.code === 'BAD_USER_INPUT') {
       return failed({ error: error.message, code: 'validation_error', ...argumentName(error.field) });
     }
+    // S7, S8: a read bounded or refused for its cost is the agent's to narrow or to retry later.
+    const costCode = error instanceof ServiceAnswerError ? COST_CODES[error.code] : undefined;
+    if (error instanceof ServiceAnswerError && costCode)
+      return failed({ error: error.message, code: costCode });
     throw error;
   }
 }

@@ -47,6 +47,10 @@ export function adviceFor(failure: ToolFailure): string {
       return 'This idempotency_key was already used with different input: resend the identical input, or use a new key for a new record.';
     case 'not_found':
       return 'Copy the id unchanged from a tool result; never guess one.';
+    case 'query_timeout':
+      return 'The read was too expensive: narrow it (a shorter window, types, rarer search words) before retrying once.';
+    case 'rate_limited':
+      return 'Too many searches or lists at once for this token: wait for the ones running to answer, then retry once.';
     default:
       return 'Do not retry unchanged.';
   }

@@ -170,6 +170,7 @@ const listMemories = defineTool({
         first: args.first,
         after: args.after ?? null,
       },
+      { listCall: true },
     );
     const { edges, pageInfo, window } = data.memories;
     return {
@@ -194,6 +195,7 @@ const listMemoryTypes = defineTool({
     const data = await service.graphql<{ memoryTypes: unknown[] }>(
       'query($window: TimeWindowInput) { memoryTypes(window: $window) { type count } }',
       { window: timeWindow(args) },
+      { listCall: true },
     );
     return { ok: true, value: { types: data.memoryTypes } };
   },

@@ -12,7 +12,9 @@ import {
 import { MAX_FILTER_VALUES, MAX_SEARCH_TEXT } from '../domain/filter-fields.js';
 import { listMemoryPage, listMemoryTypes, type MemoryTypeCount } from '../store/browse.js';
 import type { CursorPosition } from '../domain/cursor.js';
+import type { Database } from '../store/db.js';
 import { builder } from './builder.js';
+import type { GraphQLContext } from './context.js';
 import { FreshnessEnum, RunKindEnum } from './enums.js';
 import { MemoryRef, type RecordShape } from './memory.js';
 import { recordNeeds } from './record-needs.js';
@@ -124,6 +126,15 @@ const MemoryTypeCountRef = builder.objectRef<MemoryTypeCount>('MemoryTypeCount')
   }),
 });
 
+/**
+ * S8: a search, or any list an MCP tool asks for, is an expensive read — counted against the token
+ * and run on the expensive pool; any other page runs as it is.
+ */
+function costed<T>(ctx: GraphQLContext, search: boolean, read: (db: Database) => Promise<T>): Promise<T> {
+  if (!ctx.caller || !(search || ctx.mcpListCall)) return read(ctx.db);
+  return ctx.budget.run(ctx.caller.tokenKey, ctx.db, read, ctx.signal);
+}
+
 // Any authenticated token may ask (S1); agentForRead picks the agent and refuses the rest.
 builder.queryFields((t) => ({
   memories: t.withAuth({ anyCaller: true }).field({
@@ -145,11 +156,13 @@ builder.queryFields((t) => ({
       const { filter, position, digest } = resolvePageFilter(agentId, args.filter, args.after, ctx.now());
       // The node selection (instruments, links, provenance …) is loaded by the page's one statement.
       const needs = recordNeeds(info, ctx.caller, ['edges', 'node']);
-      const page = await readLive(
-        ctx.db,
-        ctx.caller,
-        (liveness) => listMemoryPage(ctx.db, agentId, filter, { first, after: position }, needs, liveness),
-        ({ rows }) => rows.length === 0,
+      const page = await costed(ctx, filter.text !== null, (db) =>
+        readLive(
+          db,
+          ctx.caller,
+          (liveness) => listMemoryPage(db, agentId, filter, { first, after: position }, needs, liveness),
+          ({ rows }) => rows.length === 0,
+        ),
       );
       const window = filter.window ? { from: filter.window.from, to: filter.window.to } : null;
       // The seq makes a list edge's cursor a resume point for memoryAdded too (L2).
@@ -185,11 +198,13 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const agentId = agentForRead(ctx.caller, args.agentId, 'browse');
       const filter = resolveTypeCountFilter(args.filter, args.window, ctx.now());
-      return readLive(
-        ctx.db,
-        ctx.caller,
-        (liveness) => listMemoryTypes(ctx.db, agentId, filter, liveness),
-        (types) => types.length === 0,
+      return costed(ctx, filter.text !== null, (db) =>
+        readLive(
+          db,
+          ctx.caller,
+          (liveness) => listMemoryTypes(db, agentId, filter, liveness),
+          (types) => types.length === 0,
+        ),
       );
     },
   }),

@@ -4,10 +4,25 @@ import type { MemoryEvents } from '../realtime/events.js';
 import type { SharedLoads } from '../realtime/shared-loads.js';
 import type { TokenSessions } from '../realtime/sessions.js';
 import type { Metrics } from '../metrics.js';
+import type { ReadBudget } from '../service/read-budget.js';
 
 /** Built once per request (HTTP) or per connection (WebSocket). */
 export interface GraphQLContext {
+  /** This request's reads: cancelled when the client goes away or the answer is complete (S9). */
   db: Database;
+  /**
+   * The process's database for live delivery: a record's read is shared by every subscriber of its
+   * group, so no one subscriber's end may cancel it.
+   */
+  liveDb: Database;
+  /** S8: the per-token count of expensive reads. */
+  budget: ReadBudget;
+  /** Aborted when nobody waits for this request's answer any more (S9). */
+  signal: AbortSignal;
+  /** The operation's answer is complete: its reads still running are cancelled (S9). */
+  endRequest(): void;
+  /** S8: an MCP list call (`x-mcp-tool` from the service's own MCP tools): counted as expensive. */
+  mcpListCall: boolean;
   caller: Caller | null;
   /** Why a sent token was refused (null when none was sent). */
   authFailure: string | null;

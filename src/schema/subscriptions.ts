@@ -42,7 +42,8 @@ builder.subscriptionField('memoryAdded', (t) =>
       const afterSeq = args.after ? await resumeSeq(ctx.db, agentId, args.after) : null;
       const { caller } = ctx;
       return new MemoryAddedSource({
-        db: ctx.db,
+        // The agent's feed and its reads are shared by every subscriber: no one's end cancels them.
+        db: ctx.liveDb,
         events: ctx.events,
         agentId,
         filter,
@@ -63,7 +64,7 @@ builder.subscriptionField('memoryAdded', (t) =>
       // The read rules' values are part of what is loaded (linkedFrom), not of the statement's name.
       const key = `${record.id}:${needsKey(needs)}:${JSON.stringify(needs.backlinks)}`;
       const node = await ctx.sharedLoads.get(key, async () => {
-        const loaded = await findRecord(ctx.db.sql, record.id, needs);
+        const loaded = await findRecord(ctx.liveDb.sql, record.id, needs);
         if (!loaded) throw new Error(`memory ${record.id} was announced but is not stored`);
         return loaded;
       });

@@ -136,7 +136,7 @@ async function storeWrite(
   };
   let seq: number;
   try {
-    seq = await insertMemory(db.sql, row, 'write');
+    seq = await insertMemory(db.writeSql, row, 'write');
   } catch (error) {
     // W8 under concurrency: the loser of a race on the same key answers like a retry.
     const raced = isUniqueViolation(error) ? await retryOf() : null;

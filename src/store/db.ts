@@ -8,25 +8,40 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import pg from 'pg';
 import { PrismaClient } from './generated/prisma/client.js';
 import { applyMigrations } from './migrate.js';
-import { observePrisma, observeSql, type StatementListener } from './statement-observer.js';
+import { ReadCancelledError } from '../domain/errors.js';
+import { expensiveGate, gated } from './slots.js';
+import { openPools, pgSql, type DirectSql, type Observe, type PgPools, type PoolName } from './pg-pools.js';
+import {
+  observePrisma,
+  observeSql,
+  type StatementHook,
+  type StatementListener,
+} from './statement-observer.js';
 
 export type { PrismaClient };
 
-export type PoolName = 'queries' | 'named';
+export type { PoolName };
+
+/** S7: a write's bound is this many times a read's (the one-statement write, imports, finishRun). */
+export const WRITE_TIMEOUT_FACTOR = 5;
 
 export interface DatabaseConfig {
   /** `postgres://…` ⇒ PostgreSQL; undefined ⇒ embedded PGlite. */
   databaseUrl?: string;
   /** PGlite folder; `memory://` keeps it in memory (tests). */
   dataDir: string;
-  /** Pool size for PostgreSQL (each of its two pools). */
+  /** Pool size for PostgreSQL (each of its read pools; see ./pg-pools.ts). */
   poolSize?: number;
   /** PostgreSQL: named statements planned once per connection, as generic plans (default true). */
   genericPlans?: boolean;
+  /** S7: database time a read may take on PostgreSQL, in ms (default 2000); writes get WRITE_TIMEOUT_FACTOR × it. */
+  statementTimeoutMs?: number;
   /** PGlite only: start from a dumped data folder (tests start from an already migrated copy). */
   pgliteSnapshot?: Blob;
   /** Tests only: hears every statement sent (round-trip snapshots); the service never sets it. */
   onStatement?: StatementListener;
+  /** Tests only: runs before every direct SQL statement (fault injection); the service never sets it. */
+  beforeStatement?: StatementHook;
 }
 
 /** Direct SQL on the driver (no ORM layer) for the hot paths; identical PostgreSQL SQL on both databases. */
@@ -38,17 +53,31 @@ export interface Sql {
   query<T = Record<string, unknown>>(text: string, params?: unknown[], name?: string): Promise<T[]>;
 }
 
+/** How the reads of one request run (S8, S9); see Database.scoped. */
+export interface StatementScope {
+  /** Aborted ⇒ the scope's running statements are cancelled and its next ones never start (S9). */
+  signal?: AbortSignal;
+  /** Searches, exports, MCP list calls: on capacity of their own (S8). */
+  expensive?: boolean;
+}
+
 export interface Database {
   readonly kind: 'postgres' | 'pglite';
   readonly prisma: PrismaClient;
-  /** The hot paths (token lookup, the write statement) skip the ORM's per-query overhead. */
+  /** Reads on the driver (the hot paths skip the ORM's per-query overhead), bounded by S7. */
   readonly sql: Sql;
-  /** Runs `work` in one transaction on the driver: committed when it resolves, rolled back when it throws. */
+  /** The record write (W9's one statement): its own pool and its larger bound; never cancelled by a scope. */
+  readonly writeSql: Sql;
+  /** Runs `work` in one transaction on the write pool: committed when it resolves, rolled back when it throws. */
   sqlTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
   /**
-   * The PostgreSQL pools by name (null for PGlite): `queries` (Prisma and unnamed statements) and
-   * `named` (the named statements, planned once per connection) — for metrics and accounting.
+   * The same database whose `sql` reads follow `scope` (merged with this one's): cancelled with its
+   * signal, on the expensive pool when `expensive`. Prisma, writes and transactions are unchanged.
    */
+  scoped(scope: StatementScope): Database;
+  /** S7: the bound of a read in ms; on PGlite, which cannot interrupt a statement, none is enforced. */
+  readonly statementTimeoutMs: number;
+  /** The PostgreSQL pools by name (null for PGlite), for metrics. */
   readonly pools: Readonly<Record<PoolName, pg.Pool>> | null;
   /** The embedded database (null for PostgreSQL). */
   readonly pglite: PGlite | null;
@@ -58,19 +87,39 @@ export interface Database {
   close(): Promise<void>;
 }
 
+const DEFAULT_STATEMENT_TIMEOUT_MS = 2000;
+
 export async function openDatabase(config: DatabaseConfig): Promise<Database> {
+  const statementTimeoutMs = config.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   if (config.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: config.databaseUrl, max: config.poolSize ?? 20 });
-    const prepared = preparedStatementPool(
-      config.databaseUrl,
-      config.poolSize ?? 20,
-      config.genericPlans ?? true,
-    );
-    survivesLostConnections(pool);
-    const adapter = new PrismaPg(pool);
-    return makeDatabase('postgres', adapter, [pool, prepared], null, config.onStatement, async () => {
-      await Promise.all([pool.end(), prepared.pool.end()]);
+    const connectionString = config.databaseUrl;
+    const pools = openPools({
+      connectionString,
+      poolSize: config.poolSize ?? 20,
+      statementTimeoutMs,
+      writeTimeoutMs: statementTimeoutMs * WRITE_TIMEOUT_FACTOR,
+      genericPlans: config.genericPlans ?? true,
     });
+    const adapter = new PrismaPg(pools.queries.pool);
+    const driver: Driver = {
+      kind: 'postgres',
+      adapter,
+      pools,
+      pglite: null,
+      // Migrations may rewrite a table: no statement bound, on a connection of their own.
+      migrate: async () => {
+        const pool = new pg.Pool({ connectionString, max: 1, statement_timeout: 0 });
+        try {
+          return await applyMigrations(new PrismaPg(pool));
+        } finally {
+          await pool.end();
+        }
+      },
+      close: async () => {
+        await Promise.all(Object.values(pools).map((target) => target.pool.end()));
+      },
+    };
+    return makeDatabase(driver, statementTimeoutMs, config);
   }
   if (!config.dataDir.startsWith('memory://')) await mkdir(config.dataDir, { recursive: true });
   const pglite = await PGlite.create(
@@ -78,78 +127,56 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
     config.pgliteSnapshot ? { loadDataDir: config.pgliteSnapshot } : {},
   );
   const adapter = new PrismaPGlite(pglite);
-  return makeDatabase('pglite', adapter, null, pglite, config.onStatement, async () => {
-    await pglite.close();
-  });
-}
-
-/**
- * A connection that loses its server must not crash the process: an idle one reports to the pool
- * (`error`), a checked-out one to its client — and pg-pool listens there only inside its own
- * `pool.query`, not for a client taken with `pool.connect()` (a transaction, the named statements),
- * where an unheard `error` event would be thrown. The query in flight fails either way and its
- * client is released with the error (not reused).
- */
-function survivesLostConnections(pool: pg.Pool): void {
-  pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', () => {}));
-}
-
-/**
- * The pool of the named statements (`Sql.query` with a name): each of its connections plans a named
- * statement ONCE, as a generic plan (`plan_cache_mode = force_generic_plan`, set when the connection
- * first serves). PostgreSQL's own choice re-plans such a statement with its values on every
- * execution whenever the generic plan's estimate is the higher — a browse page's statement always,
- * ≈ 0.5 ms of planning on a ≈ 1 ms page. The setting also applies to unnamed statements, whose plans
- * should follow their values (Prisma's, the trading context's, a search's), so those keep their own pool.
- */
-function preparedStatementPool(connectionString: string, max: number, genericPlans: boolean) {
-  const pool = new pg.Pool({ connectionString, max });
-  survivesLostConnections(pool);
-  const generic = new WeakSet<pg.PoolClient>();
-  return {
-    pool,
-    async query(config: pg.QueryConfig): Promise<pg.QueryResult> {
-      const client = await pool.connect();
-      try {
-        if (genericPlans && !generic.has(client)) {
-          // A server that refuses the setting only costs speed; a dead connection fails the query below.
-          await client.query('SET plan_cache_mode = force_generic_plan').catch(() => {});
-          generic.add(client);
-        }
-        const result = await client.query(config);
-        client.release();
-        return result;
-      } catch (error) {
-        // As pg's pool.query does: a connection that failed a query is not reused.
-        client.release(error as Error);
-        throw error;
-      }
+  const driver: Driver = {
+    kind: 'pglite',
+    adapter,
+    pools: null,
+    pglite,
+    migrate: () => applyMigrations(adapter),
+    close: async () => {
+      await pglite.close();
     },
   };
+  return makeDatabase(driver, statementTimeoutMs, config);
 }
 
-type PreparedStatementPool = ReturnType<typeof preparedStatementPool>;
+interface Driver {
+  kind: Database['kind'];
+  adapter: SqlMigrationAwareDriverAdapterFactory;
+  pools: PgPools | null;
+  pglite: PGlite | null;
+  migrate(): Promise<string[]>;
+  close(): Promise<void>;
+}
 
 function makeDatabase(
-  kind: Database['kind'],
-  adapter: SqlMigrationAwareDriverAdapterFactory,
-  pools: [pg.Pool, PreparedStatementPool] | null,
-  pglite: PGlite | null,
-  onStatement: StatementListener | undefined,
-  closeDriver: () => Promise<void>,
+  driver: Driver,
+  statementTimeoutMs: number,
+  { onStatement, beforeStatement }: Pick<DatabaseConfig, 'onStatement' | 'beforeStatement'>,
 ): Database {
+  const { kind, adapter, pools, pglite } = driver;
   const prisma = new PrismaClient({ adapter: onStatement ? observePrisma(adapter, onStatement) : adapter });
-  const { sql, sqlTransaction } = pools ? pgSql(...pools, onStatement) : pgliteSql(pglite!, onStatement);
+  const observed = observedBy(onStatement, beforeStatement);
+  const direct = pools
+    ? pgSql(pools, observed)
+    : pgliteSql(pglite!, observed, onStatement, statementTimeoutMs);
   let closed = false;
-  return {
+  const withScope = (scope: StatementScope): Database => ({
     kind,
     prisma,
-    sql,
-    sqlTransaction,
-    pools: pools && { queries: pools[0], named: pools[1].pool },
+    sql: direct.reads(scope),
+    writeSql: direct.writes,
+    sqlTransaction: direct.sqlTransaction,
+    scoped: (more) => withScope({ ...scope, ...more }),
+    statementTimeoutMs,
+    pools: pools && {
+      queries: pools.queries.pool,
+      named: pools.named.pool,
+      writes: pools.writes.pool,
+      expensive: pools.expensive.pool,
+    },
     pglite,
-    migrate: () => applyMigrations(migrationAdapter(kind, adapter, pools?.[0] ?? null)),
+    migrate: () => driver.migrate(),
     async ping() {
       await prisma.$queryRaw`SELECT 1`;
     },
@@ -157,58 +184,16 @@ function makeDatabase(
       if (closed) return;
       closed = true;
       await prisma.$disconnect();
-      await closeDriver();
+      await driver.close();
     },
-  };
+  });
+  return withScope({});
 }
 
-/** The schema engine disposes its adapter when done, so PostgreSQL gets a separate one that must not end the shared pool. */
-function migrationAdapter(
-  kind: Database['kind'],
-  adapter: SqlMigrationAwareDriverAdapterFactory,
-  pool: pg.Pool | null,
-): SqlMigrationAwareDriverAdapterFactory {
-  if (kind === 'postgres' && pool) return new PrismaPg(pool);
-  return adapter;
-}
-
-type DirectSql = Pick<Database, 'sql' | 'sqlTransaction'>;
-
-const observedBy = (onStatement: StatementListener | undefined) => (sql: Sql) =>
-  onStatement ? observeSql(sql, onStatement) : sql;
-
-function pgSql(
-  pool: pg.Pool,
-  prepared: PreparedStatementPool,
-  onStatement: StatementListener | undefined,
-): DirectSql {
-  const observed = observedBy(onStatement);
-  return {
-    sql: observed({
-      query: async <T>(text: string, params: unknown[] = [], name?: string) =>
-        (await (name ? prepared.query({ name, text, values: params }) : pool.query(text, params)))
-          .rows as T[],
-    }),
-    async sqlTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
-      const client = await pool.connect();
-      const direct = observed({
-        query: async <R>(text: string, params: unknown[] = []) =>
-          (await client.query(text, params)).rows as R[],
-      });
-      try {
-        await direct.query('BEGIN');
-        const result = await work(direct);
-        await direct.query('COMMIT');
-        return result;
-      } catch (error) {
-        await direct.query('ROLLBACK').catch(() => {});
-        throw error;
-      } finally {
-        client.release();
-      }
-    },
-  };
-}
+const observedBy =
+  (onStatement?: StatementListener, hook?: StatementHook): Observe =>
+  (sql) =>
+    onStatement || hook ? observeSql(sql, onStatement, hook) : sql;
 
 /**
  * PGlite's own timestamp parsers read years below 100 as 19xx/20xx (`0099-12-31` ⇒ 1999); pg's
@@ -219,15 +204,29 @@ const PGLITE_PARSERS = {
   1184: pg.types.getTypeParser(1184, 'text'),
 };
 
-function pgliteSql(pglite: PGlite, onStatement: StatementListener | undefined): DirectSql {
-  const observed = observedBy(onStatement);
+function pgliteSql(
+  pglite: PGlite,
+  observed: Observe,
+  onStatement: StatementListener | undefined,
+  statementTimeoutMs: number,
+): DirectSql {
+  // PGlite runs one statement at a time and cannot interrupt one (no statement_timeout, the event
+  // loop waits for it): a read whose request ended before its turn is not started (S9).
+  const run = (signal?: AbortSignal): Sql =>
+    observed({
+      query: async <T>(text: string, params: unknown[] = []) => {
+        if (signal?.aborted) throw new ReadCancelledError();
+        return (await pglite.query<T>(text, params, { parsers: PGLITE_PARSERS })).rows;
+      },
+    });
   // PGlite sends BEGIN and COMMIT/ROLLBACK itself; an observer hears them as on pg's path.
   const boundary = (text: 'BEGIN' | 'COMMIT' | 'ROLLBACK') => onStatement?.({ via: 'sql', text });
+  // One expensive statement at a time in PGlite's queue: another caller's statement waits behind
+  // at most one of them (S8).
+  const gate = expensiveGate(1, statementTimeoutMs);
   return {
-    sql: observed({
-      query: async <T>(text: string, params: unknown[] = []) =>
-        (await pglite.query<T>(text, params, { parsers: PGLITE_PARSERS })).rows,
-    }),
+    reads: (scope) => (scope.expensive ? gated(run(scope.signal), gate, scope.signal) : run(scope.signal)),
+    writes: run(),
     async sqlTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
       boundary('BEGIN');
       let committed = false;

@@ -87,11 +87,22 @@ export function observePrisma(
   };
 }
 
-/** Direct SQL, reporting each statement before it is sent. */
-export function observeSql(sql: Sql, listener: StatementListener): Sql {
+/**
+ * Tests only: runs before a direct SQL statement is sent, on every scope of the database; it may
+ * delay the statement or fail it (fault injection) without reaching into the service's objects.
+ */
+export type StatementHook = (statement: {
+  text: string;
+  params: readonly unknown[];
+  name: string | undefined;
+}) => Promise<void> | void;
+
+/** Direct SQL, reporting each statement before it is sent (and running the test hook, if any). */
+export function observeSql(sql: Sql, listener?: StatementListener, hook?: StatementHook): Sql {
   return {
-    query: (text, params, name) => {
-      listener({ via: 'sql', text });
+    query: async (text, params, name) => {
+      listener?.({ via: 'sql', text });
+      await hook?.({ text, params: params ?? [], name });
       return sql.query(text, params, name);
     },
   };

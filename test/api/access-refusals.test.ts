@@ -176,6 +176,11 @@ function callerlessContext(authFailure: string | null): GraphQLContext {
   });
   return {
     db: untouchable as GraphQLContext['db'],
+    liveDb: untouchable as GraphQLContext['liveDb'],
+    budget: untouchable as GraphQLContext['budget'],
+    signal: new AbortController().signal,
+    endRequest: () => {},
+    mcpListCall: false,
     events: untouchable as GraphQLContext['events'],
     sharedLoads: untouchable as GraphQLContext['sharedLoads'],
     sessions: untouchable as GraphQLContext['sessions'],

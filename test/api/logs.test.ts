@@ -22,6 +22,8 @@ interface Line {
 
 const lines: string[] = [];
 let h: Harness;
+/** While true, every direct SQL statement fails as a lost connection would. */
+let failStatements = false;
 let runToken: string;
 let operatorToken: string;
 const MiB = 1024 * 1024;
@@ -45,7 +47,12 @@ function expectBounded(): void {
 }
 
 beforeAll(async () => {
-  h = await startHarness({ logLines: lines });
+  h = await startHarness({
+    logLines: lines,
+    beforeStatement: () => {
+      if (failStatements) throw new Error(`connection lost ${'q'.repeat(MiB)}`);
+    },
+  });
   const fx = await createAgentFixture(h);
   operatorToken = fx.operatorToken;
   runToken = (await startRun(h, fx.producers.adhoc!.id)).token;
@@ -222,13 +229,12 @@ describe('S4: request logs', () => {
   });
 
   const faultOf = async (query: string, requestId: string) => {
-    const sql = h.db.sql.query;
-    h.db.sql.query = (() => Promise.reject(new Error(`connection lost ${'q'.repeat(MiB)}`))) as typeof sql;
+    failStatements = true;
     try {
       const response = await post('/graphql', { query }, runToken, { 'x-request-id': requestId });
       expect(JSON.stringify(await response.json())).toContain('Unexpected error.');
     } finally {
-      h.db.sql.query = sql;
+      failStatements = false;
     }
     expectBounded();
     const faults = parsed().filter((line) => line.level === 50 && line.reqId === requestId);

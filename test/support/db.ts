@@ -1,14 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { openDatabase, type Database } from '../../src/store/db.js';
-import type { StatementListener } from '../../src/store/statement-observer.js';
+import { openDatabase, type Database, type DatabaseConfig } from '../../src/store/db.js';
 import { inject } from 'vitest';
 import { testDatabaseUrl, withDatabaseName } from './env.js';
 
 /** A fresh, migrated, empty database for one test file (PGlite in memory, or a new PostgreSQL database). */
 export async function createTestDatabase(
-  options: { onStatement?: StatementListener } = {},
+  options: Pick<DatabaseConfig, 'onStatement' | 'beforeStatement' | 'statementTimeoutMs'> = {},
 ): Promise<Database & { url?: string }> {
   if (testDatabaseUrl) {
     const name = `memory_test_${randomUUID().replace(/-/g, '')}`;
@@ -17,7 +16,7 @@ export async function createTestDatabase(
     await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplate')}`);
     await admin.end();
     const url = withDatabaseName(testDatabaseUrl, name);
-    const db = await openDatabase({ databaseUrl: url, dataDir: '', onStatement: options.onStatement });
+    const db = await openDatabase({ databaseUrl: url, dataDir: '', ...options });
     const closeConnections = db.close.bind(db);
     return Object.assign(db, {
       url,
@@ -31,5 +30,5 @@ export async function createTestDatabase(
     });
   }
   const snapshot = new Blob([await readFile(inject('pgliteSnapshot'))]);
-  return openDatabase({ dataDir: 'memory://', pgliteSnapshot: snapshot, onStatement: options.onStatement });
+  return openDatabase({ dataDir: 'memory://', pgliteSnapshot: snapshot, ...options });
 }

@@ -6,6 +6,7 @@ import { createMemoryEvents, type MemoryEvents } from '../../src/realtime/events
 import type { Database } from '../../src/store/db.js';
 import { createTestDatabase } from './db.js';
 import type { StatementRecorder } from './statement-recorder.js';
+import type { StatementHook } from '../../src/store/statement-observer.js';
 
 export const ADMIN_TOKEN = 'adm_test_token_0123456789abcdef';
 
@@ -60,9 +61,17 @@ export async function startHarness(
     server?: Partial<ServerDeps>;
     /** Hears every statement the service sends (round-trip snapshots). */
     recorder?: StatementRecorder;
+    /** Runs before every direct SQL statement: delays or fails it (fault injection). */
+    beforeStatement?: StatementHook;
+    /** S7: the read bound of the test's database (PostgreSQL). */
+    statementTimeoutMs?: number;
   } = {},
 ): Promise<Harness> {
-  const db = await createTestDatabase({ onStatement: options.recorder?.listener });
+  const db = await createTestDatabase({
+    onStatement: options.recorder?.listener,
+    beforeStatement: options.beforeStatement,
+    statementTimeoutMs: options.statementTimeoutMs,
+  });
   const events = options.events ?? createMemoryEvents();
   const clock = new Clock();
   const server = createServer({

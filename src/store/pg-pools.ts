@@ -1,0 +1,210 @@
+// The PostgreSQL pools and how one statement runs on them: bounded by the server's statement_timeout
+// (S7), on capacity of its own by kind (S8), cancelled when nobody waits for it any more (S9).
+import net from 'node:net';
+import pg from 'pg';
+import { QueryTimeoutError, ReadCancelledError } from '../domain/errors.js';
+import type { Database, Sql, StatementScope } from './db.js';
+import { expensiveGate, gated } from './slots.js';
+
+export type PoolName = 'queries' | 'named' | 'writes' | 'expensive';
+
+/**
+ * - `queries`: Prisma and unnamed reads; `named`: the service's named statements, planned once per
+ *   connection as generic plans (see `connect` below);
+ * - `writes`: the record write and transactions (imports, finishRun), with the larger write bound, so
+ *   a write never waits for a read's connection;
+ * - `expensive`: searches, exports and MCP list calls — few connections, so they can occupy neither
+ *   the others' connections nor more than their share of the server (S8).
+ */
+export type PgPools = Readonly<Record<PoolName, StatementPool>>;
+
+export interface PoolSettings {
+  connectionString: string;
+  /** `queries` and `named` each; `writes` gets half, `expensive` a fifth (at least 2). */
+  poolSize: number;
+  /** S7: statement_timeout of the read pools, in ms. */
+  statementTimeoutMs: number;
+  /** statement_timeout of the `writes` pool, in ms. */
+  writeTimeoutMs: number;
+  genericPlans: boolean;
+}
+
+/** A pool and how a client is taken from it (the `named` pool sets its sessions up once). */
+export interface StatementPool {
+  readonly pool: pg.Pool;
+  connect(): Promise<pg.PoolClient>;
+  /** The bound the server enforces on this pool's statements (S7), in ms. */
+  readonly timeoutMs: number;
+}
+
+/** The expensive pool's size: its connections are all the expensive reads that can run at once. */
+export const expensivePoolSize = (poolSize: number) => Math.max(2, Math.round(poolSize / 5));
+
+export function openPools(settings: PoolSettings): PgPools {
+  const { connectionString, poolSize, statementTimeoutMs, writeTimeoutMs } = settings;
+  const plain = (max: number, timeoutMs: number): StatementPool => {
+    const pool = new pg.Pool({ connectionString, max, statement_timeout: timeoutMs });
+    survivesLostConnections(pool);
+    return { pool, timeoutMs, connect: () => pool.connect() };
+  };
+  return {
+    queries: plain(poolSize, statementTimeoutMs),
+    named: genericPlanPool(connectionString, poolSize, statementTimeoutMs, settings.genericPlans),
+    writes: plain(Math.max(2, Math.round(poolSize / 2)), writeTimeoutMs),
+    expensive: plain(expensivePoolSize(poolSize), statementTimeoutMs),
+  };
+}
+
+/**
+ * A connection that loses its server must not crash the process: an idle one reports to the pool
+ * (`error`), a checked-out one to its client — and pg-pool listens there only inside its own
+ * `pool.query`, not for a client taken with `pool.connect()`, where an unheard `error` event would
+ * be thrown. The query in flight fails either way and its client is released with the error.
+ */
+function survivesLostConnections(pool: pg.Pool): void {
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+}
+
+/**
+ * The pool of the named statements: each of its connections plans a named statement ONCE, as a
+ * generic plan (`plan_cache_mode = force_generic_plan`, set when the connection first serves).
+ * PostgreSQL's own choice re-plans such a statement with its values on every execution whenever the
+ * generic plan's estimate is the higher — a browse page's statement always, ≈ 0.5 ms of planning on
+ * a ≈ 1 ms page. The setting also applies to unnamed statements, whose plans should follow their
+ * values (Prisma's, the trading context's, a search's), so those keep their own pool.
+ */
+function genericPlanPool(
+  connectionString: string,
+  max: number,
+  timeoutMs: number,
+  genericPlans: boolean,
+): StatementPool {
+  const pool = new pg.Pool({ connectionString, max, statement_timeout: timeoutMs });
+  survivesLostConnections(pool);
+  const generic = new WeakSet<pg.PoolClient>();
+  return {
+    pool,
+    timeoutMs,
+    async connect() {
+      const client = await pool.connect();
+      if (genericPlans && !generic.has(client)) {
+        // A server that refuses the setting only costs speed; a dead connection fails the query after.
+        await client.query('SET plan_cache_mode = force_generic_plan').catch(() => {});
+        generic.add(client);
+      }
+      return client;
+    },
+  };
+}
+
+/** SQLSTATE query_canceled: the server stopped the statement (statement_timeout or a cancel request). */
+const QUERY_CANCELED = '57014';
+
+/**
+ * Runs one statement on a client of `target`. When `signal` aborts, a statement not yet sent is never
+ * sent and a running one is cancelled by PostgreSQL's cancel request (S9); a statement the server
+ * stopped at its statement_timeout is a QueryTimeoutError (S7).
+ */
+export async function runStatement(
+  target: StatementPool,
+  config: pg.QueryConfig,
+  signal?: AbortSignal,
+): Promise<pg.QueryResult> {
+  if (signal?.aborted) throw new ReadCancelledError();
+  const client = await target.connect();
+  if (signal?.aborted) {
+    client.release();
+    throw new ReadCancelledError();
+  }
+  let cancelled = false;
+  const cancel = () => {
+    cancelled = true;
+    sendCancelRequest(client);
+  };
+  signal?.addEventListener('abort', cancel, { once: true });
+  try {
+    const result = await client.query(config);
+    signal?.removeEventListener('abort', cancel);
+    // A cancel request still on its way could stop the next statement on this connection: never reuse it.
+    client.release(cancelled);
+    return result;
+  } catch (error) {
+    signal?.removeEventListener('abort', cancel);
+    // A server-reported error leaves the connection usable; anything else (a lost connection) does not.
+    client.release(cancelled || !(error instanceof pg.DatabaseError) ? toError(error) : undefined);
+    if (error instanceof pg.DatabaseError && error.code === QUERY_CANCELED) {
+      throw cancelled ? new ReadCancelledError() : new QueryTimeoutError(target.timeoutMs);
+    }
+    throw error;
+  }
+}
+
+const toError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
+
+/** PostgreSQL's CancelRequest for the backend serving `client`: its own short connection, no login. */
+function sendCancelRequest(client: pg.PoolClient): void {
+  const processId: unknown = Reflect.get(client, 'processID');
+  const secretKey: unknown = Reflect.get(client, 'secretKey');
+  if (typeof processId !== 'number' || typeof secretKey !== 'number') return;
+  const message = Buffer.alloc(16);
+  message.writeInt32BE(16, 0);
+  message.writeInt32BE(80877102, 4); // the CancelRequest code
+  message.writeInt32BE(processId, 8);
+  message.writeInt32BE(secretKey, 12);
+  const socket = client.host.startsWith('/')
+    ? net.connect(`${client.host}/.s.PGSQL.${client.port}`)
+    : net.connect(client.port, client.host);
+  socket.on('error', () => {});
+  socket.end(message);
+}
+
+/** The driver's statements: reads by scope, the write path, transactions. */
+export interface DirectSql {
+  reads(scope: StatementScope): Sql;
+  writes: Sql;
+  sqlTransaction: Database['sqlTransaction'];
+}
+
+export type Observe = (sql: Sql) => Sql;
+
+/** The direct SQL of PostgreSQL: reads by scope on their pools, the write pool, transactions. */
+export function pgSql(pools: PgPools, observed: Observe): DirectSql {
+  const on = (target: StatementPool, signal?: AbortSignal): Sql =>
+    observed({
+      query: async <T>(text: string, params: unknown[] = [], name?: string) =>
+        (await runStatement(target, { text, values: params, ...(name ? { name } : {}) }, signal)).rows as T[],
+    });
+  // A named statement of an ordinary read is planned once per connection; an expensive read's is
+  // planned with its values on its own pool, like an unnamed one.
+  const ordinary = (signal?: AbortSignal): Sql => {
+    const named = on(pools.named, signal);
+    const unnamed = on(pools.queries, signal);
+    return { query: (text, params, name) => (name ? named : unnamed).query(text, params, name) };
+  };
+  // The expensive pool's connections are all its statements: one more waits here, bounded (S8).
+  const gate = expensiveGate(pools.expensive.pool.options.max ?? 1, pools.expensive.timeoutMs);
+  return {
+    reads: (scope) =>
+      scope.expensive ? gated(on(pools.expensive, scope.signal), gate, scope.signal) : ordinary(scope.signal),
+    writes: on(pools.writes),
+    async sqlTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+      const client = await pools.writes.connect();
+      const direct = observed({
+        query: async <R>(text: string, params: unknown[] = []) =>
+          (await client.query(text, params)).rows as R[],
+      });
+      try {
+        await direct.query('BEGIN');
+        const result = await work(direct);
+        await direct.query('COMMIT');
+        return result;
+      } catch (error) {
+        await direct.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+  };
+}
