@@ -190,9 +190,9 @@ export class SessionRevokedError extends ServiceError {
 /** S7: a read ran past STATEMENT_TIMEOUT_MS of database time and was cancelled (REST 503, MCP isError). */
 export class QueryTimeoutError extends ServiceError {
   readonly code = 'QUERY_TIMEOUT';
-  constructor(readonly timeoutMs: number) {
+  constructor(readonly timeoutMs?: number) {
     super(
-      `The read took longer than its ${timeoutMs} ms bound and was stopped; narrow the filter (a shorter time window, types, fewer or rarer search words) and retry`,
+      `The read took longer than its ${timeoutMs ? `${timeoutMs} ms ` : ''}bound and was stopped; narrow the filter (a shorter time window, types, fewer or rarer search words) and retry`,
     );
   }
 }

@@ -9,6 +9,7 @@ import {
   RunNotRunningError,
 } from '../domain/errors.js';
 import { isUuid } from '../domain/uuid.js';
+import { prismaQueryTimeout } from '../store/errors.js';
 import { json } from './json.js';
 
 type Parsed = { ok: true; input: MemoryWrite } | { ok: false; field: string; message: string };
@@ -104,7 +105,8 @@ export function restErrorResponse(error: unknown, logger: Logger): Response {
 }
 
 /** S7, S8 on REST: a statement past its bound is 503 `query_timeout`, a token over its share 429 `rate_limited`. */
-export function costRefusal(error: unknown): Response | null {
+export function costRefusal(thrown: unknown): Response | null {
+  const error = prismaQueryTimeout(thrown) ?? thrown;
   if (error instanceof QueryTimeoutError) {
     return json(503, { error: error.message, code: 'query_timeout' });
   }

@@ -4,6 +4,7 @@ import { GraphQLError } from 'graphql';
 import { maskError as defaultMaskError } from 'graphql-yoga';
 import { boundQuotedInput } from '../domain/text-hygiene.js';
 import { ServiceError } from '../domain/errors.js';
+import { prismaQueryTimeout } from '../store/errors.js';
 import { toGraphQLError } from '../auth/errors.js';
 import type { Logger } from '../logger.js';
 import { logError, withBoundedMessage } from '../log-policy.js';
@@ -11,7 +12,8 @@ import { logError, withBoundedMessage } from '../log-policy.js';
 /** Typed service errors become GraphQL errors with their own extensions; anything else is masked and logged (W5: nothing leaks). */
 export function maskErrors(logger: Logger) {
   return (error: unknown, message: string, isDev?: boolean): Error => {
-    const original = error instanceof GraphQLError ? error.originalError : error;
+    const thrown = error instanceof GraphQLError ? error.originalError : error;
+    const original = prismaQueryTimeout(thrown) ?? thrown;
     if (original instanceof ServiceError) {
       return toGraphQLError(original, error instanceof GraphQLError ? error.path : undefined);
     }
