@@ -134,7 +134,7 @@ function createYogaApp(deps: ServerDeps, parts: YogaParts): Server['yoga'] {
       ...(deps.graphiql !== false ? [graphiqlAssetsPlugin()] : []),
       ...(deps.introspection === false ? [introspectionOff] : []),
       boundValidationErrors,
-      httpRoutes({ ...deps, now, metrics, identities: parts.identities }),
+      httpRoutes({ ...deps, now, metrics, identities: parts.identities, sessions: parts.sessions }),
       sseSubscriptions(parts.fanout, parts.connections),
       parts.authGate.plugin,
       // After the gate: MCP tools run the API's own operations in-process, as the caller.

@@ -6,6 +6,7 @@ import { requireLive, resolveCallerDeferringLiveness, type TokenIdentities } fro
 import { bearerToken } from '../auth/tokens.js';
 import type { Database } from '../store/db.js';
 import type { MemoryEvents } from '../realtime/events.js';
+import type { TokenSessions } from '../realtime/sessions.js';
 import type { Logger } from '../logger.js';
 import { json } from './json.js';
 import { noteCaller } from './request-log.js';
@@ -24,6 +25,8 @@ interface RouteDeps {
   webRoot?: string;
   metrics?: Metrics;
   identities: TokenIdentities;
+  /** S10: an export ends when its token is revoked or its run finishes. */
+  sessions: TokenSessions;
 }
 
 const contentTypes: Record<string, string> = {
