@@ -1,13 +1,13 @@
 // Prometheus metrics (GET /metrics): requests and latency per operation, write outcomes by code, open
-// sockets and subscriptions, deliveries and drops, database pool use. One registry per server, no
+// connections (WebSocket, SSE) and subscriptions, deliveries and drops, database pool use. One registry per server, no
 // globals; labels come from the schema and the error vocabulary, never from clients or agents.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type pg from 'pg';
 import type { Database } from './store/db.js';
 
 export interface MetricsSources {
-  /** Open WebSockets right now. */
-  openSockets: () => number;
+  /** Open connections by transport right now: accepted WebSockets and SSE streams (S11). */
+  openConnections: () => { ws: number; sse: number };
   /** The PostgreSQL pools by name (null on PGlite); each gauge has one series per pool. */
   pools: Database['pools'];
 }
@@ -77,11 +77,14 @@ export class Metrics {
   constructor(sources: MetricsSources) {
     collectDefaultMetrics({ register: this.registry, prefix: 'memory_' });
     new Gauge({
-      name: 'memory_websockets_open',
-      help: 'Open WebSocket connections.',
+      name: 'memory_connections_open',
+      help: 'Open connections by transport (ws: accepted WebSockets, sse: subscription streams over HTTP); MAX_CONNECTIONS_PER_TOKEN bounds both together.',
+      labelNames: ['transport'] as const,
       registers: [this.registry],
       collect() {
-        this.set(sources.openSockets());
+        const open = sources.openConnections();
+        this.set({ transport: 'ws' }, open.ws);
+        this.set({ transport: 'sse' }, open.sse);
       },
     });
     if (sources.pools) {

@@ -12,6 +12,7 @@ import type { MemoryEvents } from './realtime/events.js';
 import { SharedLoads } from './realtime/shared-loads.js';
 import { TokenSessions } from './realtime/sessions.js';
 import { Fanout } from './realtime/shared-subscribe.js';
+import { TokenConnections } from './realtime/token-connections.js';
 import { createWsServer, type SocketOperationContext } from './realtime/ws-server.js';
 import type { Logger } from './logger.js';
 import { httpRoutes } from './http/routes.js';
@@ -23,6 +24,7 @@ import { metricsPlugin } from './http/metrics-plugin.js';
 import { browserPolicyPlugin, corsPolicy, verifyWebSocketOrigin } from './http/browser-policy.js';
 import { graphiqlAssetsPlugin, introspectionOff, renderOfflineGraphiQL } from './http/graphiql.js';
 import { requestLogPlugin } from './http/request-log.js';
+import { sseSubscriptions } from './http/sse-subscriptions.js';
 import { MCP_PATH, mcpRoute } from './mcp/http.js';
 import { MCP_LIST_CALL_HEADER } from './mcp/executor.js';
 import { DEFAULT_MAX_EXPENSIVE_PER_TOKEN, ReadBudget } from './service/read-budget.js';
@@ -71,6 +73,8 @@ interface YogaParts {
   authGate: AuthGate;
   identities: TokenIdentities;
   sessions: TokenSessions;
+  /** S11: every token's open WebSockets and SSE streams, against one bound. */
+  connections: TokenConnections;
   metrics: Metrics;
   now: () => Date;
   corsOrigins: string[];
@@ -133,11 +137,6 @@ const endRequestWhenAnswered: Plugin = {
   }),
 };
 
-/** SSE subscriptions share each record's execution and serialisation with their group (L1). */
-function sharedSubscriptions(fanout: Fanout): Plugin {
-  return { onSubscribe: ({ setSubscribeFn }) => setSubscribeFn(fanout.subscribeStream) };
-}
-
 function createYogaApp(deps: ServerDeps, parts: YogaParts): Server['yoga'] {
   const contextFor = contextFactory(deps, parts);
   const { corsOrigins, metrics, now } = parts;
@@ -160,8 +159,15 @@ function createYogaApp(deps: ServerDeps, parts: YogaParts): Server['yoga'] {
       ...(deps.graphiql !== false ? [graphiqlAssetsPlugin()] : []),
       ...(deps.introspection === false ? [introspectionOff] : []),
       boundValidationErrors,
-      httpRoutes({ ...deps, now, metrics, identities: parts.identities, budget: parts.budget }),
-      sharedSubscriptions(parts.fanout),
+      httpRoutes({
+        ...deps,
+        now,
+        metrics,
+        identities: parts.identities,
+        budget: parts.budget,
+        sessions: parts.sessions,
+      }),
+      sseSubscriptions(parts.fanout, parts.connections),
       endRequestWhenAnswered,
       parts.authGate.plugin,
       // After the gate: MCP tools run the API's own operations in-process, as the caller.
@@ -202,8 +208,7 @@ function closeHttp(httpServer: http.Server): () => Promise<void> {
 
 export function createServer(deps: ServerDeps): Server {
   const sessions = new TokenSessions(deps.db.sql, deps.logger, deps.sessionCheckMs);
-  // The WebSocket server exists only below; the gauge reads it when scraped.
-  let openSockets = () => 0;
+  const connections = new TokenConnections(deps.maxConnectionsPerToken ?? 20);
   const maskError = boundedMasking(maskErrors(deps.logger));
   const identities = new TokenIdentities();
   const parts: YogaParts = {
@@ -215,7 +220,8 @@ export function createServer(deps: ServerDeps): Server {
     }),
     identities,
     sessions,
-    metrics: new Metrics({ openSockets: () => openSockets(), pools: deps.db.pools }),
+    connections,
+    metrics: new Metrics({ openConnections: () => connections.open(), pools: deps.db.pools }),
     now: deps.now ?? (() => new Date()),
     corsOrigins: deps.corsOrigins ?? [],
     maskError,
@@ -239,12 +245,11 @@ export function createServer(deps: ServerDeps): Server {
     logger: deps.logger,
     sessions,
     verifyClient: verifyWebSocketOrigin(parts.corsOrigins), // S2
-    maxConnectionsPerToken: deps.maxConnectionsPerToken ?? 20,
+    connections,
     maxDocumentBytes: MAX_DOCUMENT_BYTES,
     fanout: parts.fanout,
     requestError,
   });
-  openSockets = wsServer.openSockets;
   const stopHttp = closeHttp(httpServer);
 
   return {

@@ -180,6 +180,21 @@ export class SlowConsumerError extends ServiceError {
 }
 
 /** S6, L4: a subscription whose token was revoked (or whose run finished) ends. */
+/** S11: the token holds its MAX_CONNECTIONS_PER_TOKEN WebSockets and SSE streams already (SSE: 429). */
+export class TooManyConnectionsError extends ServiceError {
+  readonly code = 'TOO_MANY_CONNECTIONS';
+  override readonly httpStatus = 429;
+  /** Seconds a client waits before it asks again (`Retry-After`). */
+  readonly retryAfterSeconds = 5;
+  constructor(max: number) {
+    super(`At most ${max} WebSockets and SSE streams may be open at once per token; close one first`);
+  }
+  override extensions(): Record<string, unknown> {
+    const headers = { 'retry-after': String(this.retryAfterSeconds) };
+    return { code: this.code, http: { status: this.httpStatus, headers } };
+  }
+}
+
 export class SessionRevokedError extends ServiceError {
   readonly code = 'FORBIDDEN';
   constructor() {

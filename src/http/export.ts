@@ -1,9 +1,10 @@
 // GET /api/v1/export (issue 12 item 8): the caller's filtered view as NDJSON or CSV, newest first,
 // streamed one page at a time as the client reads (backpressure), whatever its size. Everything that
 // can be refused (401, 403, 400) or fail cleanly (500) is decided before the first byte of the body.
+// S10: revoking the token or finishing its run, on any instance, cuts the export within a second.
 import { ServerResponse } from 'node:http';
 import { agentForRead } from '../auth/access.js';
-import { resolveCaller } from '../auth/caller.js';
+import { resolveCaller, type Caller } from '../auth/caller.js';
 import { bearerToken } from '../auth/tokens.js';
 import { ForbiddenError, InputError, RateLimitedError, ReadCancelledError } from '../domain/errors.js';
 import { resolveFilter } from '../domain/memory-filter.js';
@@ -11,6 +12,7 @@ import { logError } from '../log-policy.js';
 import { requestLogContext, type Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { ReadBudget } from '../service/read-budget.js';
+import type { TokenSessions } from '../realtime/sessions.js';
 import { exportPages } from '../service/export-memories.js';
 import type { Database } from '../store/db.js';
 import type { MemoryRecord } from '../store/memory-record.js';
@@ -34,9 +36,10 @@ interface ExportDeps {
   logger: Logger;
   now: () => Date;
   metrics?: Metrics;
+  sessions: TokenSessions;
 }
 
-type StreamOutcome = 'complete' | 'cancelled' | 'failed';
+type StreamOutcome = 'complete' | 'cancelled' | 'failed' | 'revoked';
 type Outcome =
   | StreamOutcome
   | 'unauthenticated'
@@ -80,7 +83,9 @@ export async function exportMemories(
     const shape = FORMATS[parsed.query.format];
     format = parsed.query.format;
     const slot = await deps.budget.acquire(caller.tokenKey, request.signal);
-    release = slot;
+    // S10: watched from before the first page is read, so no revocation goes unheard.
+    const revocation = watchRevocation(deps.sessions, caller, slot);
+    release = revocation.end;
     // Resolved once (B4): every page of the export shares this instant's window and freshness.
     const now = deps.now();
     const agentId = agentForRead(caller, parsed.query.agentId, 'browse');
@@ -88,17 +93,20 @@ export async function exportMemories(
     // S9: the client's leaving cancels the page in flight.
     const pages = exportPages(deps.db.scoped({ signal: request.signal, expensive: true }), agentId, filter);
     const first = await pages.next();
+    if (revocation.signal.aborted)
+      return answer('unauthenticated', await refusalAsOnANewRequest(deps, request));
     const body = recordStream({
       first: first.done ? null : first.value,
       pages,
       head: shape.head,
       render: (record) => shape.render(record, now),
       signal: request.signal,
+      revoked: revocation.signal,
       cutConnection: () => {
         connection?.destroy();
         return connection !== null;
       },
-      ended: endedLogger(deps, parsed.query.format, Date.now(), slot),
+      ended: endedLogger(deps, parsed.query.format, Date.now(), revocation.end),
     });
     // The stream owns the slot now: it gives it back when it ends, however it ends.
     release = () => {};
@@ -126,6 +134,35 @@ export async function exportMemories(
   }
 }
 
+/**
+ * `signal` is aborted once the caller's token stops authenticating (S6: revoked, run finished), here
+ * or on another instance; `end` stops watching, then runs `then` (the export's own end).
+ */
+function watchRevocation(
+  sessions: TokenSessions,
+  caller: Caller,
+  then: () => void,
+): { signal: AbortSignal; end: () => void } {
+  const revocation = new AbortController();
+  // The admin token cannot be revoked (it changes with a restart).
+  const stop =
+    caller.kind === 'admin' ? () => {} : sessions.register(caller.tokenKey, () => revocation.abort());
+  return {
+    signal: revocation.signal,
+    end: () => {
+      stop();
+      then();
+    },
+  };
+}
+
+/** S14: a token revoked before the first byte gets what a new request with it would get. */
+async function refusalAsOnANewRequest(deps: ExportDeps, request: Request): Promise<Response> {
+  const token = bearerToken(request.headers.get('authorization'));
+  const { failure } = await resolveCaller(deps.db, token, deps.adminToken);
+  return unauthenticatedResponse(failure);
+}
+
 function invalid(field: string, message: string): Response {
   return json(400, { error: inParameterWords(message), code: 'validation_error', field });
 }
@@ -141,6 +178,7 @@ function endedLogger(deps: ExportDeps, format: ExportFormat, startedAt: number, 
       const fields = { format, records, ms: Date.now() - startedAt };
       if (outcome === 'failed') logError(deps.logger, error, `export cut after ${records} records`);
       else if (outcome === 'cancelled') deps.logger.info(fields, 'export cancelled by the client');
+      else if (outcome === 'revoked') deps.logger.info(fields, 'export ended: its token was revoked');
       else deps.logger.debug(fields, 'export finished');
     };
     if (context) requestLogContext.run(context, log);
@@ -156,6 +194,8 @@ interface StreamPlan {
   render: (record: MemoryRecord) => string;
   /** The request's signal: aborted when the client goes away. */
   signal: AbortSignal;
+  /** Aborted when the token stops authenticating (S10). */
+  revoked: AbortSignal;
   /** Ends the connection without the closing chunk; false when there is no connection (in-process). */
   cutConnection: () => boolean;
   ended: (outcome: StreamOutcome, records: number, error?: unknown) => void;
@@ -172,24 +212,33 @@ function closeQuietly(controller: ReadableStreamDefaultController<Uint8Array>): 
 /**
  * The body: one page per read (highWaterMark 0: nothing is read ahead of the client), the next
  * statement only when the previous page has been taken. A client that leaves stops the reads; a
- * failure cuts the connection, so the download fails instead of ending like a complete file.
+ * failure or a revocation cuts the connection, so the download fails instead of ending like a
+ * complete file.
  */
 function recordStream(plan: StreamPlan): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let buffered: MemoryRecord[] | null | undefined = plan.first;
   let records = 0;
   let done = false;
+  let stream: ReadableStreamDefaultController<Uint8Array> | null = null;
   const finish = (outcome: StreamOutcome, error?: unknown): boolean => {
     if (done) return false;
     done = true;
     plan.signal.removeEventListener('abort', cancelled);
+    plan.revoked.removeEventListener('abort', revoked);
     // Ends the generator once its statement in flight (if any) returns: no further statement is sent.
     plan.pages.return().catch(() => {});
     plan.ended(outcome, records, error);
     return true;
   };
   const cancelled = () => void finish('cancelled');
+  // S10: at once, even while a page is read or the client holds the body unread.
+  const revoked = () => {
+    if (finish('revoked') && !plan.cutConnection())
+      stream?.error(new Error('the export ended: its token was revoked'));
+  };
   plan.signal.addEventListener('abort', cancelled);
+  plan.revoked.addEventListener('abort', revoked);
   const nextPage = async () => {
     const next = await plan.pages.next();
     return next.done ? null : next.value;
@@ -197,6 +246,7 @@ function recordStream(plan: StreamPlan): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
+        stream = controller;
         if (plan.head) controller.enqueue(encoder.encode(plan.head));
       },
       async pull(controller) {

@@ -6,6 +6,7 @@ import { requireLive, resolveCallerDeferringLiveness, type TokenIdentities } fro
 import { bearerToken } from '../auth/tokens.js';
 import type { Database } from '../store/db.js';
 import type { MemoryEvents } from '../realtime/events.js';
+import type { TokenSessions } from '../realtime/sessions.js';
 import type { Logger } from '../logger.js';
 import { json } from './json.js';
 import { noteCaller } from './request-log.js';
@@ -27,6 +28,8 @@ interface RouteDeps {
   identities: TokenIdentities;
   /** S8: the per-token count of expensive reads (the export takes a slot). */
   budget: ReadBudget;
+  /** S10: an export ends when its token is revoked or its run finishes. */
+  sessions: TokenSessions;
 }
 
 const contentTypes: Record<string, string> = {

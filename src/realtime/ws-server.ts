@@ -1,11 +1,12 @@
-// GraphQL over WebSocket (graphql-ws) on Yoga's path: who may open a socket (L4, S6), sockets per
-// token, subscriptions per socket, slow consumers; operations run through Yoga's envelop (its plugins).
+// GraphQL over WebSocket (graphql-ws) on Yoga's path: who may open a socket (L4, S6), connections per
+// token (S11, shared with SSE), subscriptions per socket, slow consumers; operations run through
+// Yoga's envelop (its plugins).
 import type http from 'node:http';
 import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionArgs } from 'graphql';
 import type { Context, SubscribePayload } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
-import { WebSocketServer, type ServerOptions as WsOptions, type WebSocket } from 'ws';
+import { WebSocket, WebSocketServer, type ServerOptions as WsOptions } from 'ws';
 import { describeAuthFailure, resolveCaller, type CallerResolution } from '../auth/caller.js';
 import { internalError, unauthenticated } from '../auth/errors.js';
 import { bearerToken } from '../auth/tokens.js';
@@ -14,6 +15,7 @@ import type { Logger } from '../logger.js';
 import { logError, withBoundedMessage } from '../log-policy.js';
 import type { TokenSessions } from './sessions.js';
 import type { Fanout } from './shared-subscribe.js';
+import type { TokenConnections } from './token-connections.js';
 import {
   CLOSE_SUBSCRIBER_EXISTS,
   MAX_SUBSCRIPTIONS_PER_SOCKET,
@@ -57,7 +59,8 @@ export interface WsServerOptions {
   sessions: TokenSessions;
   /** S2: the check of a browser's Origin header before the upgrade. */
   verifyClient: WsOptions['verifyClient'];
-  maxConnectionsPerToken: number;
+  /** S11: the token's places, shared with its SSE streams. */
+  connections: TokenConnections;
   /** S3: documents larger than this are refused before parsing (the HTTP gate's limit). */
   maxDocumentBytes: number;
   /** Subscriptions: executed and serialised once per group of subscribers (shared with SSE). */
@@ -67,15 +70,13 @@ export interface WsServerOptions {
 }
 
 export interface WsServer {
-  /** Open sockets (the gauge reads it when scraped). */
-  openSockets(): number;
   /** Closes every socket with 1001 (going away) and stops accepting. */
   close(): Promise<void>;
 }
 
 type SocketExtra = {
   token?: string | null;
-  countedToken?: string;
+  releaseConnection?: () => void;
   endSession?: () => void;
   operations?: SocketOperations;
 };
@@ -95,26 +96,8 @@ function cutOffSlowConsumer(socket: WebSocket): void {
 
 const operationsOf = (extra: Partial<SocketExtra>) => (extra.operations ??= new SocketOperations());
 
-/** L4: open sockets per token; `take` refuses the one over the limit. */
-function connectionCounter(max: number) {
-  const connectionsPerToken = new Map<string, number>();
-  return {
-    take(tokenKey: string): boolean {
-      const open = connectionsPerToken.get(tokenKey) ?? 0;
-      if (open >= max) return false;
-      connectionsPerToken.set(tokenKey, open + 1);
-      return true;
-    },
-    release(tokenKey: string): void {
-      const open = (connectionsPerToken.get(tokenKey) ?? 1) - 1;
-      if (open > 0) connectionsPerToken.set(tokenKey, open);
-      else connectionsPerToken.delete(tokenKey);
-    },
-  };
-}
-
 /** L4: a socket without a valid caller is closed at connection_init; S6: revocation closes it later. */
-function connectHandler(options: WsServerOptions, connections: ReturnType<typeof connectionCounter>) {
+function connectHandler(options: WsServerOptions) {
   return async (ctx: SocketContext): Promise<boolean> => {
     const header = ctx.connectionParams?.authorization;
     const token = bearerToken(typeof header === 'string' ? header : null);
@@ -133,12 +116,15 @@ function connectHandler(options: WsServerOptions, connections: ReturnType<typeof
       else socket.close(CLOSE_UNAUTHORIZED, 'Unauthorized: send connectionParams.authorization');
       return false;
     }
+    // Closed during the lookup: its onClose has run already, so it must take no place (S11).
+    if (socket.readyState !== WebSocket.OPEN) return false;
     const { tokenKey } = resolution.caller;
-    if (!connections.take(tokenKey)) {
+    const release = options.connections.take(tokenKey, 'ws');
+    if (!release) {
       socket.close(CLOSE_TOO_MANY_CONNECTIONS, 'Too many connections for this token');
       return false;
     }
-    ctx.extra.countedToken = tokenKey;
+    ctx.extra.releaseConnection = release;
     ctx.extra.token = token;
     // S6: revoking the token (or finishing its run) closes the socket.
     if (resolution.caller.kind !== 'admin') {
@@ -267,14 +253,13 @@ export function createWsServer(options: WsServerOptions): WsServer {
     // Compression would cost a deflate per subscriber and message: the fan-out sends shared bytes.
     perMessageDeflate: false,
   });
-  const connections = connectionCounter(options.maxConnectionsPerToken);
 
   useServer<Record<string, unknown>, SocketExtra>(
     {
-      onConnect: connectHandler(options, connections),
+      onConnect: connectHandler(options),
       onClose: (ctx) => {
         ctx.extra.endSession?.();
-        if (ctx.extra.countedToken) connections.release(ctx.extra.countedToken);
+        ctx.extra.releaseConnection?.();
       },
       onNext: (ctx) => cutOffSlowConsumer(ctx.extra.socket),
       execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
@@ -290,7 +275,6 @@ export function createWsServer(options: WsServerOptions): WsServer {
   );
 
   return {
-    openSockets: () => wsServer.clients.size,
     async close() {
       for (const client of wsServer.clients) client.close(1001, 'Server shutting down');
       await new Promise<void>((resolve) => wsServer.close(() => resolve()));

@@ -255,7 +255,7 @@ builder.mutationFields((t) => ({
     ...adminOnly,
     type: 'OperatorToken',
     description:
-      'S6: the token stops working at once; its open WebSockets and subscriptions are closed (4403).',
+      'S6, S10: the token stops working at once; its open WebSockets (closed 4403), SSE streams and exports end within 1 s on every instance.',
     args: { id: t.arg({ type: 'UUID', required: true }) },
     resolve: async (query, _root, args, ctx) => {
       const revoked = await admin.revokeOperatorToken(ctx.db, args.id, ctx.now());

@@ -119,7 +119,9 @@ describe('S8: expensive reads are counted per token', () => {
       release();
       for (const response of await Promise.all(running)) {
         const body = (await response.json()) as { data?: { memories: { edges: unknown[] } } };
-        expect(body, JSON.stringify(body)).toMatchObject({ data: { memories: { edges: expect.any(Array) } } });
+        expect(body, JSON.stringify(body)).toMatchObject({
+          data: { memories: { edges: expect.any(Array) } },
+        });
         expect(body.data?.memories.edges).toHaveLength(3);
       }
     } finally {

@@ -1,11 +1,12 @@
 // Issue 12 item 8, streaming: one page read per page the client takes (backpressure), no reads after
 // the client leaves, a consistent view while records are added (B4), and a database failure that
-// fails the download instead of ending it like a complete file (logged at error without content, S4).
+// fails the download instead of ending it like a complete file (logged at error without content, S4);
+// S10: revoking the export's token or finishing its run cuts it within a second.
 import { DEFAULT_MAX_EXPENSIVE_PER_TOKEN } from '../../src/service/read-budget.js';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EXPORT_PAGE_SIZE } from '../../src/service/export-memories.js';
-import { getExport, importRecords, memoriesIds, ndjsonRecords } from '../support/export.js';
+import { getExport, importRecords, memoriesIds, ndjsonRecords, readExportSlowly } from '../support/export.js';
 import {
   createAgentFixture,
   startHarness,
@@ -274,6 +275,133 @@ describe('issue 12 item 8: the database fails', () => {
       );
     }
     expect(metrics).toMatch(/memory_exported_records_total\{format="ndjson"\} [1-9]/);
+  });
+});
+
+describe('S10: an export ends with its token', () => {
+  /** A slow client: the 32 MB export takes it about 8 s, far more than the 1 s the rule allows. */
+  const SLOW_READER_BYTES_PER_SECOND = 4 * 1024 * 1024;
+
+  async function operatorTokenOf(agent: AgentFixture): Promise<{ id: string; token: string }> {
+    const { createOperatorToken } = await h.ok<{
+      createOperatorToken: { token: string; operatorToken: { id: string } };
+    }>('mutation($a: UUID!) { createOperatorToken(agentId: $a) { token operatorToken { id } } }', {
+      a: agent.agentId,
+    });
+    return { id: createOperatorToken.operatorToken.id, token: createOperatorToken.token };
+  }
+
+  /** memory_exports_total{outcome="revoked"} for ndjson. */
+  async function revokedExports(): Promise<number> {
+    const text = await (await h.fetch('/metrics')).text();
+    return Number(/^memory_exports_total\{format="ndjson",outcome="revoked"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+  }
+
+  /** Milliseconds from `since` until the server counted one more revoked export; fails after 1 s. */
+  async function revokedWithinOneSecond(before: number, since: number): Promise<number> {
+    for (let round = 0; round < 100 && Date.now() - since < 1000; round++) {
+      if ((await revokedExports()) > before) return Date.now() - since;
+      await sleep(10);
+    }
+    throw new Error('the export was not ended within 1 s of the revocation');
+  }
+
+  /** Opens the large export for `token` with a slow reader and waits until 1 MB arrived. */
+  async function slowExport(token: string) {
+    const slow = await readExportSlowly(
+      `${baseUrl}/api/v1/export?format=ndjson`,
+      token,
+      SLOW_READER_BYTES_PER_SECOND,
+    );
+    expect(slow.status).toBe(200);
+    for (let round = 0; round < 200 && slow.received() < 1024 * 1024; round++) await sleep(10);
+    expect(slow.received()).toBeGreaterThanOrEqual(1024 * 1024);
+    return slow;
+  }
+
+  /** The download was cut: not a clean end, fewer records than the agent has, no page read after the end. */
+  async function expectCut(slow: Awaited<ReturnType<typeof slowExport>>, readsAtEnd: number) {
+    const ended = await Promise.race([slow.ended, sleep(20_000).then(() => null)]);
+    expect(ended, 'the body never ended').not.toBeNull();
+    expect(ended!.complete).toBe(false);
+    expect(ended!.text.split('\n').length - 1).toBeLessThan(LARGE_RECORDS);
+    expect(await readsSettle(large)).toBeLessThanOrEqual(readsAtEnd + 1);
+  }
+
+  it('S10: revokeOperatorToken cuts an export being read within 1 s — no page is read after it, the download never ends cleanly', async () => {
+    const operator = await operatorTokenOf(large);
+    const slow = await slowExport(operator.token);
+    try {
+      const before = await revokedExports();
+      const from = logLines.length;
+      const revokedAt = Date.now();
+      await h.ok('mutation($id: UUID!) { revokeOperatorToken(id: $id) { id } }', { id: operator.id });
+      await revokedWithinOneSecond(before, revokedAt);
+      await expectCut(slow, readsOf(large));
+      const line = logsSince(from).find((entry) => entry.msg === 'export ended: its token was revoked');
+      expect(line).toMatchObject({ level: 30, format: 'ndjson', caller: 'operator' });
+    } finally {
+      slow.destroy();
+    }
+  }, 60_000);
+
+  it('S10: a revocation made by another instance (the database alone) cuts the export within 1 s', async () => {
+    const operator = await operatorTokenOf(large);
+    const slow = await slowExport(operator.token);
+    try {
+      const before = await revokedExports();
+      const revokedAt = Date.now();
+      await h.db.sql.query(`UPDATE "OperatorToken" SET "revokedAt" = now() WHERE id = $1`, [operator.id]);
+      await revokedWithinOneSecond(before, revokedAt);
+      await expectCut(slow, readsOf(large));
+    } finally {
+      slow.destroy();
+    }
+  }, 60_000);
+
+  it("S10: finishRun cuts the run token's export within 1 s", async () => {
+    const run = await startRun(h, large.producers.adhoc!.id);
+    const slow = await slowExport(run.token);
+    try {
+      const before = await revokedExports();
+      const finishedAt = Date.now();
+      await h.ok('mutation($r: UUID!) { finishRun(runId: $r, status: SUCCEEDED) { id } }', { r: run.runId });
+      await revokedWithinOneSecond(before, finishedAt);
+      await expectCut(slow, readsOf(large));
+    } finally {
+      slow.destroy();
+    }
+  }, 60_000);
+
+  it('S10: in-process (no socket), the body of a revoked export errors instead of ending', async () => {
+    const operator = await operatorTokenOf(small);
+    const response = await getExport(h, 'format=ndjson', operator.token);
+    const reader = response.body!.getReader();
+    await reader.read();
+    await h.ok('mutation($id: UUID!) { revokeOperatorToken(id: $id) { id } }', { id: operator.id });
+    const drained = (async () => {
+      for (let round = 0; round < 100; round++) if ((await reader.read()).done) return 'ended';
+      return 'still streaming';
+    })();
+    await expect(drained).rejects.toThrow();
+  });
+
+  it('S10: a token revoked while the first page is read is answered as a revoked token is on a new request', async () => {
+    const operator = await operatorTokenOf(small);
+    beforePage = async (agentId, read) => {
+      if (agentId !== small.agentId || read !== 1) return;
+      beforePage = null;
+      await h.ok('mutation($id: UUID!) { revokeOperatorToken(id: $id) { id } }', { id: operator.id });
+    };
+    resetReads(small);
+    try {
+      const during = await getExport(h, 'format=ndjson', operator.token);
+      const after = await getExport(h, 'format=ndjson', operator.token);
+      expect(during.status).toBe(401);
+      expect(await during.json()).toEqual(await after.json());
+    } finally {
+      beforePage = null;
+    }
   });
 });
 

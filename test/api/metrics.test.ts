@@ -1,5 +1,5 @@
-// GET /metrics: Prometheus text with requests per operation, write outcomes by code, open sockets
-// and subscriptions, deliveries, and the database pool.
+// GET /metrics: Prometheus text with requests per operation, write outcomes by code, open
+// connections and subscriptions, deliveries, and the database pool.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createAgentFixture,
@@ -74,7 +74,7 @@ describe('metrics', () => {
     }
   });
 
-  it('shows open sockets and subscriptions and counts deliveries', async () => {
+  it('shows open connections and subscriptions and counts deliveries', async () => {
     const client = wsClient(base, fx.operatorToken);
     const sub = subscribeWs(client, { filter: { types: ['metered'] } });
     // The subscription is open once the server has registered it (a loaded machine may take a while).
@@ -83,7 +83,8 @@ describe('metrics', () => {
       async () => (await scrape()).get('memory_subscriptions_open') === 1,
     );
     let samples = await scrape();
-    expect(samples.get('memory_websockets_open')).toBe(1);
+    expect(samples.get('memory_connections_open{transport="ws"}')).toBe(1);
+    expect(samples.get('memory_connections_open{transport="sse"}')).toBe(0);
     expect(samples.get('memory_subscriptions_open')).toBe(1);
     await writeOk(h, run.token, { type: 'metered', scope: 'AGENT', content: 'live' });
     await sub.waitFor(1);

@@ -10,6 +10,7 @@ import {
   type Harness,
 } from '../support/harness.js';
 import { subscribeSse, subscribeWs, wsClient } from '../support/live.js';
+import { waitUntil } from '../support/write-ledger.js';
 
 let h: Harness;
 let base: string;
@@ -142,6 +143,10 @@ describe('memoryAdded over graphql-ws (L1)', () => {
     expect(codes).toContain(CLOSE_TOO_MANY_CONNECTIONS);
     for (const sub of subs) await sub.stop();
     for (const client of clients) await client.dispose();
+    // S11: the token's SSE streams share these places; the next tests need them back.
+    await waitUntil('the sockets to be released', async () =>
+      /^memory_connections_open\{transport="ws"\} 0$/m.test(await (await h.fetch('/metrics')).text()),
+    );
   });
 });
 

@@ -1,6 +1,7 @@
 // Issue 12 item 8 support: records imported with chosen instants and awkward text, the `memories`
 // pages to compare an export with, and the export read back — NDJSON line by line, CSV through a
 // real parser (PostgreSQL's own COPY … CSV reader, in a PGlite of its own).
+import http from 'node:http';
 import { PGlite } from '@electric-sql/pglite';
 import type { Harness } from './harness.js';
 
@@ -151,4 +152,49 @@ export async function parseCsv(text: string): Promise<CsvRow[]> {
 export async function closeCsvParser(): Promise<void> {
   await parser?.close();
   parser = null;
+}
+
+/** An export over a real socket read by a slow client (S10): it cannot take the body faster than its rate. */
+export interface SlowExport {
+  status: number;
+  /** Bytes received so far. */
+  received(): number;
+  /** How the body ended: `complete` only when the chunked body's last chunk arrived (a clean end). */
+  ended: Promise<{ complete: boolean; text: string; at: number }>;
+  destroy(): void;
+}
+
+/** GET `url` with `token`, reading at most `bytesPerSecond`. */
+export async function readExportSlowly(
+  url: string,
+  token: string,
+  bytesPerSecond: number,
+): Promise<SlowExport> {
+  const request = http.get(url, { headers: { authorization: `Bearer ${token}` } });
+  request.on('error', () => {}); // a cut connection is reported through `ended`
+  const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
+    request.once('response', resolve).once('error', reject);
+  });
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  let timer: NodeJS.Timeout | undefined;
+  response.on('data', (chunk: Buffer) => {
+    chunks.push(chunk);
+    bytes += chunk.length;
+    response.pause();
+    timer = setTimeout(() => response.resume(), (chunk.length / bytesPerSecond) * 1000);
+  });
+  response.on('error', () => {});
+  const ended = new Promise<{ complete: boolean; text: string; at: number }>((resolve) =>
+    response.once('close', () => {
+      clearTimeout(timer);
+      resolve({ complete: response.complete, text: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+    }),
+  );
+  return {
+    status: response.statusCode ?? 0,
+    received: () => bytes,
+    ended,
+    destroy: () => request.destroy(),
+  };
 }

@@ -158,3 +158,104 @@ export function subscribeSse(
   sub.stop = async () => abort.abort();
   return sub;
 }
+
+/** A graphql-ws client that connects at once; `closed` resolves with the socket's close code. */
+export function openSocket(
+  baseUrl: string,
+  token: string | null,
+): { client: Client; connected: Promise<void>; closed: Promise<number> } {
+  let onClosed!: (code: number) => void;
+  let onConnected!: () => void;
+  const closed = new Promise<number>((resolve) => (onClosed = resolve));
+  const connected = new Promise<void>((resolve) => (onConnected = resolve));
+  const client = createClient({
+    url: `${baseUrl.replace(/^http/, 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: token ? { authorization: `Bearer ${token}` } : {},
+    retryAttempts: 0,
+    lazy: false,
+    // The close code is what a test reads; graphql-ws would print the close event too.
+    onNonLazyError: () => {},
+    on: {
+      closed: (event) => onClosed((event as { code: number }).code),
+      connected: () => onConnected(),
+    },
+  });
+  return { client, connected, closed };
+}
+
+/** One SSE event's `data` as JSON (a GraphQL result). */
+export interface SseResult {
+  data?: Record<string, any>;
+  errors?: { message: string; extensions?: Record<string, unknown> }[];
+}
+
+/** A GraphQL-over-SSE response as it arrives: status, results in order, and when its body ended. */
+export interface SseStream {
+  status: number;
+  headers: Headers;
+  results: SseResult[];
+  /** Resolves with the instant (Date.now()) the body ended, cleanly or not. */
+  ended: Promise<number>;
+  /** Resolves once at least `count` results arrived (rejects after `ms`). */
+  waitFor(count: number, ms?: number): Promise<SseResult[]>;
+  close(): void;
+}
+
+/** POSTs a memoryAdded subscription with `accept: text/event-stream` and reads its events. */
+export async function openSse(
+  baseUrl: string,
+  token: string,
+  variables: Record<string, unknown> = {},
+): Promise<SseStream> {
+  const abort = new AbortController();
+  const response = await fetch(`${baseUrl}/graphql`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      authorization: `Bearer ${token}`,
+    },
+    body: JSON.stringify({ query: MEMORY_ADDED, variables }),
+    signal: abort.signal,
+  });
+  const results: SseResult[] = [];
+  const ended = (async () => {
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let split;
+        while ((split = buffer.indexOf('\n\n')) >= 0) {
+          const data = buffer
+            .slice(0, split)
+            .split('\n')
+            .filter((line) => line.startsWith('data:'))
+            .map((line) => line.slice(5).trim())
+            .join('\n');
+          buffer = buffer.slice(split + 2);
+          if (data) results.push(JSON.parse(data) as SseResult);
+        }
+      }
+    } catch {
+      // Aborted by close(), or cut by the server: either way the body has ended.
+    }
+    return Date.now();
+  })();
+  return {
+    status: response.status,
+    headers: response.headers,
+    results,
+    ended,
+    async waitFor(count, ms = 5000) {
+      const deadline = Date.now() + ms;
+      while (results.length < count) {
+        if (Date.now() > deadline) throw new Error(`timed out with ${results.length}/${count} SSE results`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      return results;
+    },
+    close: () => abort.abort(),
+  };
+}
