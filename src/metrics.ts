@@ -56,6 +56,12 @@ export class Metrics {
     labelNames: ['format'] as const,
     registers: [this.registry],
   });
+  readonly readsRefused = new Counter({
+    name: 'memory_reads_refused_total',
+    help: 'Requests refused for their cost: query_timeout (a statement ran past STATEMENT_TIMEOUT_MS, S7) or rate_limited (the token already ran MAX_EXPENSIVE_PER_TOKEN expensive reads, or the expensive lane was full, S8).',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
   readonly subscriptions = new Gauge({
     name: 'memory_subscriptions_open',
     help: 'Open memoryAdded subscriptions (WebSocket and SSE).',
@@ -89,7 +95,7 @@ export class Metrics {
     });
     if (sources.pools) {
       const pools = Object.entries(sources.pools);
-      // One series per pool (`queries`: Prisma and unnamed statements; `named`: the named statements).
+      // One series per pool: queries (Prisma, unnamed reads), named (generic plans), writes, expensive.
       const poolGauge = (name: string, help: string, read: (pool: pg.Pool) => number) =>
         new Gauge({
           name,

@@ -93,9 +93,8 @@ function contextFactory(deps: ServerDeps, parts: YogaParts) {
       MISSING;
     // S9: a request's reads end when its client goes away or its answer is complete (endRequest).
     const answered = new AbortController();
-    const signal = initial.request
-      ? AbortSignal.any([initial.request.signal, answered.signal])
-      : answered.signal;
+    const ended = initial.request?.signal ?? initial.signal;
+    const signal = ended ? AbortSignal.any([ended, answered.signal]) : answered.signal;
     return {
       db: deps.db.scoped({ signal }),
       liveDb: deps.db,
@@ -209,7 +208,8 @@ function closeHttp(httpServer: http.Server): () => Promise<void> {
 export function createServer(deps: ServerDeps): Server {
   const sessions = new TokenSessions(deps.db.sql, deps.logger, deps.sessionCheckMs);
   const connections = new TokenConnections(deps.maxConnectionsPerToken ?? 20);
-  const maskError = boundedMasking(maskErrors(deps.logger));
+  const metrics = new Metrics({ openConnections: () => connections.open(), pools: deps.db.pools });
+  const maskError = boundedMasking(maskErrors(deps.logger, metrics));
   const identities = new TokenIdentities();
   const parts: YogaParts = {
     authGate: createAuthGate({
@@ -221,7 +221,7 @@ export function createServer(deps: ServerDeps): Server {
     identities,
     sessions,
     connections,
-    metrics: new Metrics({ openConnections: () => connections.open(), pools: deps.db.pools }),
+    metrics,
     now: deps.now ?? (() => new Date()),
     corsOrigins: deps.corsOrigins ?? [],
     maskError,

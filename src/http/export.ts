@@ -120,7 +120,7 @@ export async function exportMemories(
       },
     });
   } catch (error) {
-    const cost = costRefusal(error);
+    const cost = costRefusal(error, deps.metrics);
     if (cost) return answer(error instanceof RateLimitedError ? 'too_many' : 'timeout', cost);
     if (error instanceof ReadCancelledError) return answer('cancelled', json(499, { error: 'cancelled' }));
     if (error instanceof ForbiddenError) {

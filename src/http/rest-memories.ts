@@ -1,6 +1,7 @@
 // The REST mirror's body (snake_case) and its status mapping of the typed write errors.
 import { describeAuthFailure, type AuthFailure } from '../auth/caller.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
 import type { MemoryWrite } from '../service/write-memory.js';
 import {
   MemoryWriteError,
@@ -91,26 +92,28 @@ export function unauthenticatedResponse(failure: AuthFailure | null): Response {
 }
 
 /** Typed errors ⇒ the contract's statuses; anything else is a generic 500 that leaks nothing (W5). */
-export function restErrorResponse(error: unknown, logger: Logger): Response {
+export function restErrorResponse(error: unknown, logger: Logger, metrics?: Metrics): Response {
   if (error instanceof MemoryWriteError) {
     return json(WRITE_ERROR_STATUS[error.code] ?? 422, writeErrorBody(error));
   }
   // W9: the run finished while the write was on its way: said as the token check says it (L4).
   if (error instanceof RunNotRunningError)
     return unauthenticatedResponse({ reason: 'inactive', detail: error.detail });
-  const cost = costRefusal(error);
+  const cost = costRefusal(error, metrics);
   if (cost) return cost;
   logger.error({ err: error }, 'memory write failed');
   return json(500, { error: 'internal error', code: 'internal_error' });
 }
 
 /** S7, S8 on REST: a statement past its bound is 503 `query_timeout`, a token over its share 429 `rate_limited`. */
-export function costRefusal(thrown: unknown): Response | null {
+export function costRefusal(thrown: unknown, metrics?: Metrics): Response | null {
   const error = prismaQueryTimeout(thrown) ?? thrown;
   if (error instanceof QueryTimeoutError) {
+    metrics?.readsRefused.inc({ reason: 'query_timeout' });
     return json(503, { error: error.message, code: 'query_timeout' });
   }
   if (error instanceof RateLimitedError) {
+    metrics?.readsRefused.inc({ reason: 'rate_limited' });
     const response = json(429, { error: error.message, code: 'rate_limited' });
     response.headers.set('retry-after', String(error.retryAfterSeconds));
     return response;

@@ -104,7 +104,7 @@ async function postMemory(deps: RouteDeps, request: Request): Promise<Response> 
     const memory = toMemoryView(written.record, deps.now());
     return json(201, { memory, expires_at: memory.expires_at });
   } catch (error) {
-    return restErrorResponse(error, deps.logger);
+    return restErrorResponse(error, deps.logger, deps.metrics);
   }
 }
 
@@ -159,7 +159,7 @@ export function httpRoutes(deps: RouteDeps): Plugin {
           return endResponse(await postMemory(deps, request));
         } catch (error) {
           // e.g. the database stopped answering while resolving the token (W5: nothing leaks).
-          return endResponse(restErrorResponse(error, deps.logger));
+          return endResponse(restErrorResponse(error, deps.logger, deps.metrics));
         }
       }
       if (pathname === EXPORT_PATH) {

@@ -48,6 +48,8 @@ export type EnvelopedYoga = Pick<
 export interface SocketOperationContext {
   callerResolution: CallerResolution;
   params: SubscribePayload;
+  /** S9: aborted when the socket closes; the operation's reads are cancelled with it. */
+  signal: AbortSignal;
 }
 
 export interface WsServerOptions {
@@ -76,6 +78,8 @@ export interface WsServer {
 
 type SocketExtra = {
   token?: string | null;
+  /** S9: aborted when the socket closes. */
+  closed?: AbortController;
   releaseConnection?: () => void;
   endSession?: () => void;
   operations?: SocketOperations;
@@ -223,7 +227,11 @@ function prepareOperation(options: WsServerOptions) {
         ),
       ];
     }
-    const initial: SocketOperationContext = { callerResolution, params: payload };
+    const initial: SocketOperationContext = {
+      callerResolution,
+      params: payload,
+      signal: (ctx.extra.closed ??= new AbortController()).signal,
+    };
     const enveloped = options.yoga.getEnveloped(initial);
     const document = parseOperation(options, enveloped, payload.query);
     if (Array.isArray(document)) return document;
@@ -258,6 +266,7 @@ export function createWsServer(options: WsServerOptions): WsServer {
     {
       onConnect: connectHandler(options),
       onClose: (ctx) => {
+        ctx.extra.closed?.abort();
         ctx.extra.endSession?.();
         ctx.extra.releaseConnection?.();
       },

@@ -3,18 +3,21 @@
 import { GraphQLError } from 'graphql';
 import { maskError as defaultMaskError } from 'graphql-yoga';
 import { boundQuotedInput } from '../domain/text-hygiene.js';
-import { ServiceError } from '../domain/errors.js';
+import { QueryTimeoutError, RateLimitedError, ServiceError } from '../domain/errors.js';
+import type { Metrics } from '../metrics.js';
 import { prismaQueryTimeout } from '../store/errors.js';
 import { toGraphQLError } from '../auth/errors.js';
 import type { Logger } from '../logger.js';
 import { logError, withBoundedMessage } from '../log-policy.js';
 
 /** Typed service errors become GraphQL errors with their own extensions; anything else is masked and logged (W5: nothing leaks). */
-export function maskErrors(logger: Logger) {
+export function maskErrors(logger: Logger, metrics?: Metrics) {
   return (error: unknown, message: string, isDev?: boolean): Error => {
     const thrown = error instanceof GraphQLError ? error.originalError : error;
     const original = prismaQueryTimeout(thrown) ?? thrown;
     if (original instanceof ServiceError) {
+      if (original instanceof QueryTimeoutError) metrics?.readsRefused.inc({ reason: 'query_timeout' });
+      if (original instanceof RateLimitedError) metrics?.readsRefused.inc({ reason: 'rate_limited' });
       return toGraphQLError(original, error instanceof GraphQLError ? error.path : undefined);
     }
     if (error instanceof GraphQLError && !error.originalError) return requestError(error);

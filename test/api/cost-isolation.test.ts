@@ -15,6 +15,7 @@ import {
   type Harness,
 } from '../support/harness.js';
 import { mcpRequest } from '../support/mcp.js';
+import { RawSocket } from '../support/raw-ws.js';
 
 const STATEMENT_TIMEOUT_MS = 1500;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -116,6 +117,9 @@ describe('S8: expensive reads are counted per token', () => {
       const refused = await third;
       expect(refused.value.errors?.[0]?.extensions.code).toBe('RATE_LIMITED');
       expect(refused.ms).toBeGreaterThanOrEqual(900);
+      // What an operator sees: the refusal counted by reason.
+      const metrics = await (await fetch(`${base}/metrics`)).text();
+      expect(metrics).toMatch(/^memory_reads_refused_total\{reason="rate_limited"\} [1-9]/m);
       release();
       for (const response of await Promise.all(running)) {
         const body = (await response.json()) as { data?: { memories: { edges: unknown[] } } };
@@ -262,12 +266,29 @@ describe.skipIf(!testDatabaseUrl)('S7, S9: bounded and cancelled statements (Pos
         result: { isError?: boolean; structuredContent: { code: string } };
       };
       expect(listed.result).toMatchObject({ isError: true, structuredContent: { code: 'query_timeout' } });
+      const metrics = await (await fetch(`${base}/metrics`)).text();
+      expect(metrics).toMatch(/^memory_reads_refused_total\{reason="query_timeout"\} [1-9]/m);
       // The write has waited longer than a read may: its own bound is five times larger.
       await unlock();
       unlocked = true;
       expect(await write).toMatchObject({ type: 'note' });
     } finally {
       if (!unlocked) await unlock();
+    }
+  }, 30_000);
+
+  it('S9: a WebSocket that closes cancels its query operation’s running statement within 1 s', async () => {
+    await lock();
+    try {
+      const socket = await RawSocket.open(base, alpha.operatorToken);
+      socket.subscribe('q1', SEARCH_PAGE, { text: 'risk' });
+      await expect.poll(searching, { timeout: 1000 }).toHaveLength(1);
+      socket.socket.terminate();
+      const start = performance.now();
+      await expect.poll(searching, { timeout: 1000, interval: 50 }).toHaveLength(0);
+      expect(performance.now() - start).toBeLessThan(1000);
+    } finally {
+      await unlock();
     }
   }, 30_000);
 
