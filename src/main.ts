@@ -17,7 +17,8 @@ function loadConfigOrExit(): Config {
     return loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
-      console.error(`configuration error: ${error.message}`);
+      // S12: a refused setting stops the start with exit code 2, one line per variable, no stack.
+      for (const line of error.message.split('\n')) console.error(`configuration error: ${line}`);
       process.exit(2);
     }
     throw error;
