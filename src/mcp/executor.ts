@@ -1,5 +1,6 @@
 // How a tool reaches the service: through the same GraphQL operations and REST write as any other
 // client — in-process (`yoga.fetch`, for /mcp) or over HTTP (the stdio bin) — so no rule is copied.
+import { jsonText } from './json-text.js';
 
 /** A fetch against the service: `path` is `/graphql` or `/api/v1/memories`. */
 export type ServiceFetch = (path: string, init: RequestInit) => Promise<Response>;
@@ -44,7 +45,8 @@ export function serviceExecutor(
     ...(requestId ? { 'x-request-id': requestId } : {}),
   };
   const call = async (path: string, body: unknown): Promise<{ status: number; json: unknown }> => {
-    const response = await fetchService(path, { method: 'POST', headers, body: JSON.stringify(body) });
+    // M7: the arguments as they came, however deep; the service answers W7's limits for them.
+    const response = await fetchService(path, { method: 'POST', headers, body: jsonText(body) });
     const text = await response.text();
     try {
       return { status: response.status, json: JSON.parse(text) as unknown };

@@ -14,14 +14,15 @@ import {
   type AgentFixture,
   type Harness,
 } from '../support/harness.js';
-import { mcpRequest } from '../support/mcp.js';
+import { mcpRequest, nestedJsonText } from '../support/mcp.js';
 
 let h: Harness;
 let second: Server;
 let fx: AgentFixture;
+const logLines: string[] = [];
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ logLines });
   // A second instance on the same database, as behind a load balancer.
   second = createServer({
     db: h.db,
@@ -158,5 +159,72 @@ describe('list_memories filters (issue 12 item 4)', () => {
       'ETH looks bearish',
     ]);
     expect(await list({ instruments: ['ETH'] })).toEqual(['ETH calm', 'ETH looks bearish']);
+  });
+});
+
+const deepWrite = (depth: number) =>
+  `"type":"note","scope":"AGENT","content":"deep ${depth}","metadata":${nestedJsonText(depth)}`;
+const serverFaults = () => logLines.filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
+
+describe('M7: metadata deeper than W7 allows is a validation result on every write path', () => {
+  const post = (path: string, token: string, body: string) =>
+    h.fetch(path, { ...mcpRequest(token, {}), body });
+  const writeThrough = async (token: string, depth: number) => {
+    const rest = await post('/api/v1/memories', token, `{${deepWrite(depth)}}`);
+    const graphql = await post(
+      '/graphql',
+      token,
+      `{"query":"mutation($i: CreateMemoryInput!) { createMemory(input: $i) { __typename ... on MemoryValidationError { field message } } }","variables":{"i":{${deepWrite(depth)}}}}`,
+    );
+    const mcp = await post(
+      '/mcp',
+      token,
+      `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"write_memory","arguments":{${deepWrite(depth)}}}}`,
+    );
+    return {
+      rest: { status: rest.status, body: (await rest.json()) as Record<string, unknown> },
+      graphql: ((await graphql.json()) as { data: { createMemory: Record<string, unknown> } }).data
+        .createMemory,
+      mcp: (await mcp.json()) as { id: number; result?: { isError?: boolean; structuredContent: unknown } },
+    };
+  };
+
+  it('M7: write_memory nested 10,000 levels answers the REST body (validation_error, metadata), logs no fault', async () => {
+    const run = await startRun(h, fx.producers.adhoc!.id);
+    const faultsBefore = serverFaults().length;
+    const { rest, graphql, mcp } = await writeThrough(run.token, 10_000);
+    expect(rest).toEqual({
+      status: 400,
+      body: {
+        error: 'metadata must not be nested more than 32 levels deep.',
+        code: 'validation_error',
+        field: 'metadata',
+      },
+    });
+    expect(graphql).toEqual({
+      __typename: 'MemoryValidationError',
+      field: 'metadata',
+      message: rest.body.error,
+    });
+    expect(mcp).toMatchObject({ id: 7, result: { isError: true, structuredContent: rest.body } });
+    expect(serverFaults().slice(faultsBefore)).toEqual([]);
+    const { memories } = await h.ok<{ memories: { edges: unknown[] } }>(
+      '{ memories(first: 5, filter: { types: ["note"], text: "deep" }) { edges { node { id } } } }',
+      {},
+      fx.operatorToken,
+    );
+    expect(memories.edges).toEqual([]);
+  });
+
+  it('M7: the bound is W7 on every path — 32 levels are stored, 33 are refused alike', async () => {
+    const run = await startRun(h, fx.producers.adhoc!.id);
+    const refused = await writeThrough(run.token, 33);
+    expect(refused.rest.status).toBe(400);
+    expect(refused.graphql).toMatchObject({ __typename: 'MemoryValidationError', field: 'metadata' });
+    expect(refused.mcp.result).toMatchObject({ isError: true, structuredContent: refused.rest.body });
+    const stored = await writeThrough(run.token, 32);
+    expect(stored.rest.status).toBe(201);
+    expect(stored.graphql).toEqual({ __typename: 'CreateMemorySuccess' });
+    expect(stored.mcp.result?.isError).toBeUndefined();
   });
 });
