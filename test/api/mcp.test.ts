@@ -228,3 +228,56 @@ describe('M7: metadata deeper than W7 allows is a validation result on every wri
     expect(stored.mcp.result?.isError).toBeUndefined();
   });
 });
+
+describe('M8: JSON-RPC batches are refused on /mcp', () => {
+  const call = (id: number, name: string, args: Record<string, unknown>) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: args },
+  });
+  const postBatch = (token: string, batch: unknown[]) =>
+    h.fetch('/mcp', { ...mcpRequest(token, {}), body: JSON.stringify(batch) });
+  const stored = async (content: string) => {
+    const { memories } = await h.ok<{ memories: { edges: { node: { content: string } }[] } }>(
+      '{ memories(first: 50, filter: { types: ["note"] }) { edges { node { content } } } }',
+      {},
+      fx.operatorToken,
+    );
+    return memories.edges.filter((edge) => edge.node.content === content).length;
+  };
+
+  it('M8: a batch with write_memory in it answers -32600 Invalid Request and stores nothing', async () => {
+    const run = await startRun(h, fx.producers.adhoc!.id);
+    const write = { type: 'note', scope: 'AGENT', content: 'sent in a batch' };
+    const response = await postBatch(run.token, [
+      call(1, 'write_memory', write),
+      call(2, 'list_memory_types', {}),
+      call(3, 'write_memory', write),
+    ]);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: expect.stringMatching(/^Invalid Request: JSON-RPC batches/) },
+      id: null,
+    });
+    expect(await stored('sent in a batch')).toBe(0);
+  });
+
+  it('M8: a batch of one and an empty batch are refused alike; the same message alone runs', async () => {
+    const run = await startRun(h, fx.producers.adhoc!.id);
+    const write = call(1, 'write_memory', { type: 'note', scope: 'AGENT', content: 'alone, not batched' });
+    for (const batch of [[write], []]) {
+      const response = await postBatch(run.token, batch);
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32600);
+    }
+    expect(await stored('alone, not batched')).toBe(0);
+    const single = await h.fetch('/mcp', { ...mcpRequest(run.token, {}), body: JSON.stringify(write) });
+    expect(await single.json()).toMatchObject({
+      id: 1,
+      result: { structuredContent: { memory_id: expect.any(String) } },
+    });
+    expect(await stored('alone, not batched')).toBe(1);
+  });
+});
