@@ -92,9 +92,9 @@ async function bothAnswer(body: Record<string, unknown>, token: string | null) {
       },
       body: JSON.stringify(body),
     });
-    // Parsed: the reference executor orders a selection's keys as its fields finish (graphql-tools),
-    // the compiled one as the document lists them (the spec's order); the members are what must match.
-    return { status: response.status, body: JSON.parse(await response.text()) as Record<string, unknown> };
+    // G1: the text itself must match (both executors keep the selection's key order), parsed for reading.
+    const text = await response.text();
+    return { status: response.status, text, body: JSON.parse(text) as Record<string, unknown> };
   };
   const compiled = [await send(h.server), await send(h.server), await send(h.server)];
   const plain = await send(reference);
@@ -335,5 +335,49 @@ describe('compiled queries answer as the reference executor does (issue 14 item 
       const after = await executions();
       expect(after[executor] - before[executor], `${aliases} aliases`).toBe(2);
     }
+  });
+});
+
+describe('G1: an answer follows the selection set, whichever executor ran it', () => {
+  it('G1: the first (reference) and later (compiled) answers are byte-identical, in the selection order', async () => {
+    const server = serverOnSameDatabase({});
+    try {
+      // tradingContext reads the database; __typename and viewer answer at once.
+      const query = '{ tradingContext(instrument: "ETH") { at } v: __typename w: viewer { kind } }';
+      const bodies: string[] = [];
+      for (let i = 0; i < 4; i++) bodies.push(await (await ask(server, query)).text());
+      expect(await counters(server)).toMatchObject({ reference: 1, compiled: 3 });
+      expect(bodies.slice(1)).toEqual([bodies[0], bodies[0], bodies[0]]);
+      expect(bodies[0]).toMatch(
+        /^\{"data":\{"tradingContext":\{"at":"[^"]+"\},"v":"Query","w":\{"kind":"OPERATOR"\}\}\}$/,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('G1: nested selections, aliases and fragments keep the document order on both executors', async () => {
+    const query = `{
+      w: viewer { kind agent { name id } }
+      memories(first: 2) { pageInfo { hasNextPage endCursor } edges { node { ...M } cursor } }
+      memoryTypes { count type }
+      n: __typename
+    }
+    fragment M on Memory { type id links { targetMemoryId linkType } provenance { kind runId } content }`;
+    const send = async (server: Server) => (await ask(server, query)).text();
+    const plain = await send(reference);
+    expect(await send(h.server)).toBe(plain);
+    expect(await send(h.server)).toBe(plain);
+    const data = (JSON.parse(plain) as { data: Record<string, any> }).data;
+    expect(Object.keys(data)).toEqual(['w', 'memories', 'memoryTypes', 'n']);
+    expect(Object.keys(data.memories)).toEqual(['pageInfo', 'edges']);
+    expect(Object.keys(data.memories.edges[0])).toEqual(['node', 'cursor']);
+    expect(Object.keys(data.memories.edges[0].node)).toEqual([
+      'type',
+      'id',
+      'links',
+      'provenance',
+      'content',
+    ]);
   });
 });
