@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { z } from 'zod';
 import type { McpStdioSettings } from './mcp/stdio.js';
 import type { DatabaseConfig } from './store/db.js';
 
@@ -16,9 +17,13 @@ export interface Config {
   adminTokenGenerated: boolean;
   redisUrl?: string;
   demo: boolean;
-  logLevel: string;
+  logLevel: LogLevel;
   /** Per-token limit of concurrent subscription connections. */
   maxConnectionsPerToken: number;
+  /** S7: database time bound of one read, in milliseconds. */
+  statementTimeoutMs: number;
+  /** S8: searches, exports and MCP list calls one token runs at once. */
+  maxExpensivePerToken: number;
   /** S2: foreign browser origins allowed by CORS and the WebSocket check (normalised `scheme://host[:port]`). */
   corsOrigins: string[];
   /** `GRAPHIQL=0` turns GraphiQL off. */
@@ -31,7 +36,87 @@ export interface Config {
   genericPlans: boolean;
 }
 
+/** A refused start (exit code 2): one line per refused variable, each naming it and what it accepts. */
 export class ConfigError extends Error {}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Settings whose value may carry a password or a token: a refusal names them without echoing it. */
+const SECRET_SETTINGS = new Set(['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN']);
+
+// An empty variable (`NAME=`) means its default, like an unset one.
+const unsetWhenEmpty = (value: unknown) => (value === '' ? undefined : value);
+
+/** S12: decimal digits only, in range; `abc`, `-1`, `1e3` or `Infinity` never reach a limit. */
+function integerSetting(min: number, max: number, fallback: number) {
+  const accepts = `an integer from ${min} to ${max} (default ${fallback})`;
+  return z.preprocess(
+    unsetWhenEmpty,
+    z
+      .string()
+      .regex(/^[0-9]{1,9}$/, accepts)
+      .transform(Number)
+      .pipe(z.number().min(min, accepts).max(max, accepts))
+      .default(fallback),
+  );
+}
+
+/** A 0/1 switch; anything else (`yes`, `true`, `off`) is refused rather than read as one of them. */
+const switchValue = (fallback: string) =>
+  z.enum(['0', '1'], `0 or 1 (default ${fallback})`).transform((v) => v === '1');
+const switchSetting = (fallback: boolean) =>
+  z.preprocess(unsetWhenEmpty, switchValue(fallback ? '1' : '0').default(fallback));
+
+const textSetting = <T extends z.ZodType<string | undefined>>(schema: T) =>
+  z.preprocess(unsetWhenEmpty, schema);
+
+const databaseShape = {
+  DATABASE_URL: textSetting(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\/\S+$/, 'a postgres:// URL (unset it for the embedded database)')
+      .optional(),
+  ),
+  DATA_DIR: textSetting(z.string().default('./.data')),
+};
+
+/** S12: every variable of the README's Configuration table, parsed and range-checked here only. */
+const settingsSchema = z.object({
+  ...databaseShape,
+  PORT: integerSetting(0, 65535, 4000),
+  HOST: textSetting(
+    z
+      .string()
+      .regex(/^[^\s/]+$/, 'a host name or IP address to listen on')
+      .default('127.0.0.1'),
+  ),
+  ADMIN_TOKEN: textSetting(
+    z
+      .string()
+      .min(16, 'at least 16 characters')
+      .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces (it is sent as a bearer token)')
+      .optional(),
+  ),
+  REDIS_URL: textSetting(
+    z
+      .string()
+      .regex(/^rediss?:\/\/\S+$/, 'a redis:// or rediss:// URL')
+      .optional(),
+  ),
+  DEMO: z.preprocess(unsetWhenEmpty, switchValue('1 embedded, 0 with PostgreSQL').optional()),
+  LOG_LEVEL: textSetting(
+    z.enum(LOG_LEVELS, `one of ${LOG_LEVELS.join(', ')} (default info)`).default('info'),
+  ),
+  MAX_CONNECTIONS_PER_TOKEN: integerSetting(1, 100_000, 20),
+  STATEMENT_TIMEOUT_MS: integerSetting(100, 600_000, 2000),
+  MAX_EXPENSIVE_PER_TOKEN: integerSetting(1, 64, 2),
+  CORS_ORIGINS: z.string().optional().transform(parseCorsOrigins),
+  GRAPHIQL: switchSetting(true),
+  INTROSPECTION: switchSetting(true),
+  COMPILED_QUERIES: switchSetting(true),
+  GENERIC_PLANS: switchSetting(true),
+});
 
 function parseDotEnv(file: string): Record<string, string> {
   if (!existsSync(file)) return {};
@@ -43,7 +128,8 @@ function parseDotEnv(file: string): Record<string, string> {
   return values;
 }
 
-function parseCorsOrigins(value: string | undefined): string[] {
+/** S2: exact origins only; '*' or a path would widen or blur what is allowed. */
+function parseCorsOrigins(value: string | undefined, ctx: z.RefinementCtx): string[] {
   const origins: string[] = [];
   for (const entry of (value ?? '').split(',').map((o) => o.trim())) {
     if (!entry) continue;
@@ -53,7 +139,6 @@ function parseCorsOrigins(value: string | undefined): string[] {
     } catch {
       url = undefined;
     }
-    // S2: an exact origin only; '*' or a path would widen or blur what is allowed.
     const isOrigin =
       url &&
       /^https?:$/.test(url.protocol) &&
@@ -63,19 +148,36 @@ function parseCorsOrigins(value: string | undefined): string[] {
       !url.username &&
       !url.hostname.includes('*');
     if (!url || !isOrigin) {
-      throw new ConfigError(
-        `CORS_ORIGINS: "${entry}" is not an origin like https://ops.example.com (comma-separated, no wildcard)`,
-      );
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${boundValue(entry)}" is not an origin like https://ops.example.com (comma-separated, no wildcard)`,
+      });
+      continue;
     }
     origins.push(url.origin);
   }
   return origins;
 }
 
-function parseSwitch(name: string, value: string | undefined): boolean {
-  if (value === undefined || value === '' || value === '1') return true;
-  if (value === '0') return false;
-  throw new ConfigError(`${name} must be 0 or 1`);
+const boundValue = (value: string) => (value.length > 100 ? `${value.slice(0, 100)}…` : value);
+
+/** One line per refused variable: `NAME="value": expected …` (secrets named, never echoed). */
+function parseSettings<T extends z.ZodType>(
+  schema: T,
+  merged: Record<string, string | undefined>,
+): z.output<T> {
+  const result = schema.safeParse(merged);
+  if (result.success) return result.data;
+  const lines = new Map<string, string>();
+  for (const issue of result.error.issues) {
+    const name = String(issue.path[0] ?? '');
+    if (lines.has(name)) continue;
+    const raw = merged[name] ?? '';
+    const shown = SECRET_SETTINGS.has(name) ? '' : `="${boundValue(raw)}"`;
+    const expected = name === 'CORS_ORIGINS' ? issue.message : `expected ${issue.message}`;
+    lines.set(name, `${name}${shown}: ${expected}`);
+  }
+  throw new ConfigError([...lines.values()].join('\n'));
 }
 
 function readSettings(env: NodeJS.ProcessEnv, cwd: string): Record<string, string | undefined> {
@@ -83,12 +185,11 @@ function readSettings(env: NodeJS.ProcessEnv, cwd: string): Record<string, strin
   return { ...parseDotEnv(path.join(cwd, '.env')), ...env };
 }
 
-function databaseSettings(merged: Record<string, string | undefined>, cwd: string): DatabaseConfig {
-  const databaseUrl = merged.DATABASE_URL || undefined;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL must be a postgres:// URL (unset it for the embedded database)');
-  }
-  return { databaseUrl, dataDir: path.resolve(cwd, merged.DATA_DIR || './.data') };
+function databaseSettings(
+  settings: { DATABASE_URL?: string; DATA_DIR: string },
+  cwd: string,
+): DatabaseConfig {
+  return { databaseUrl: settings.DATABASE_URL, dataDir: path.resolve(cwd, settings.DATA_DIR) };
 }
 
 /**
@@ -99,49 +200,49 @@ export function loadDatabaseConfig(
   env: NodeJS.ProcessEnv = process.env,
   cwd = process.cwd(),
 ): DatabaseConfig {
-  return databaseSettings(readSettings(env, cwd), cwd);
+  return databaseSettings(parseSettings(z.object(databaseShape), readSettings(env, cwd)), cwd);
+}
+
+/** Embedded mode keeps a generated admin token in DATA_DIR (only once every setting was accepted). */
+function embeddedAdminToken(dataDir: string): string {
+  const tokenFile = path.join(dataDir, 'admin-token');
+  if (existsSync(tokenFile)) return readFileSync(tokenFile, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const token = `adm_${randomBytes(32).toString('base64url')}`;
+  writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
+  return token;
 }
 
 /** Reads settings once (the environment wins over `.env`); embedded mode generates and keeps an admin token. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
-  const merged = readSettings(env, cwd);
-  const { databaseUrl, dataDir } = databaseSettings(merged, cwd);
-  const port = Number(merged.PORT || 4000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new ConfigError('PORT must be a port number');
-
-  let adminToken = merged.ADMIN_TOKEN || '';
-  let adminTokenGenerated = false;
-  if (!adminToken) {
-    if (databaseUrl) throw new ConfigError('ADMIN_TOKEN is required with DATABASE_URL');
-    const tokenFile = path.join(dataDir, 'admin-token');
-    if (existsSync(tokenFile)) {
-      adminToken = readFileSync(tokenFile, 'utf8').trim();
-    } else {
-      mkdirSync(dataDir, { recursive: true });
-      adminToken = `adm_${randomBytes(32).toString('base64url')}`;
-      writeFileSync(tokenFile, `${adminToken}\n`, { mode: 0o600 });
-    }
-    adminTokenGenerated = true;
-  }
-  if (adminToken.length < 16) throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
+  const settings = parseSettings(settingsSchema, readSettings(env, cwd));
+  const { databaseUrl, dataDir } = databaseSettings(settings, cwd);
+  if (databaseUrl && !settings.ADMIN_TOKEN)
+    throw new ConfigError('ADMIN_TOKEN is required with DATABASE_URL (at least 16 characters)');
+  const adminToken = settings.ADMIN_TOKEN ?? embeddedAdminToken(dataDir);
+  if (adminToken.length < 16)
+    throw new ConfigError(
+      `ADMIN_TOKEN in ${path.join(dataDir, 'admin-token')} must be at least 16 characters`,
+    );
 
   return {
-    port,
-    host: merged.HOST || '127.0.0.1',
+    port: settings.PORT,
+    host: settings.HOST,
     databaseUrl,
     dataDir,
     adminToken,
-    adminTokenGenerated,
-    redisUrl: merged.REDIS_URL || undefined,
-    demo: (merged.DEMO || (databaseUrl ? '0' : '1')) === '1',
-    logLevel: merged.LOG_LEVEL || 'info',
-    maxConnectionsPerToken: Number(merged.MAX_CONNECTIONS_PER_TOKEN || 20),
-    corsOrigins: parseCorsOrigins(merged.CORS_ORIGINS),
-    graphiql: parseSwitch('GRAPHIQL', merged.GRAPHIQL),
-    introspection: parseSwitch('INTROSPECTION', merged.INTROSPECTION),
-    compiledQueries: parseSwitch('COMPILED_QUERIES', merged.COMPILED_QUERIES),
-    genericPlans: parseSwitch('GENERIC_PLANS', merged.GENERIC_PLANS),
+    adminTokenGenerated: !settings.ADMIN_TOKEN,
+    redisUrl: settings.REDIS_URL,
+    demo: settings.DEMO ?? !databaseUrl,
+    logLevel: settings.LOG_LEVEL,
+    maxConnectionsPerToken: settings.MAX_CONNECTIONS_PER_TOKEN,
+    statementTimeoutMs: settings.STATEMENT_TIMEOUT_MS,
+    maxExpensivePerToken: settings.MAX_EXPENSIVE_PER_TOKEN,
+    corsOrigins: settings.CORS_ORIGINS,
+    graphiql: settings.GRAPHIQL,
+    introspection: settings.INTROSPECTION,
+    compiledQueries: settings.COMPILED_QUERIES,
+    genericPlans: settings.GENERIC_PLANS,
   };
 }
 

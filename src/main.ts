@@ -17,7 +17,8 @@ function loadConfigOrExit(): Config {
     return loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
-      console.error(`configuration error: ${error.message}`);
+      // S12: a refused setting stops the start with exit code 2, one line per variable, no stack.
+      for (const line of error.message.split('\n')) console.error(`configuration error: ${line}`);
       process.exit(2);
     }
     throw error;
@@ -44,6 +45,7 @@ async function openMigratedDatabase(config: Config, logger: Logger): Promise<Dat
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     genericPlans: config.genericPlans,
+    statementTimeoutMs: config.statementTimeoutMs,
   });
   const applied = await db.migrate();
   if (applied.length) logger.info({ applied }, 'migrations applied');
@@ -70,6 +72,7 @@ function startServer(
     graphiqlToken,
     introspection: config.introspection,
     compiledQueries: config.compiledQueries ? {} : false,
+    maxExpensivePerToken: config.maxExpensivePerToken,
   });
 }
 

@@ -19,6 +19,7 @@ import { httpRoutes } from './http/routes.js';
 import { createAuthGate, MAX_DOCUMENT_BYTES, type AuthGate } from './http/auth-gate.js';
 import { documentLimitsPlugin } from './http/document-limits.js';
 import { compiledQueries, type CompiledQueriesOptions } from './http/compiled-queries.js';
+import { referenceExecutor } from './http/reference-executor.js';
 import { Metrics } from './metrics.js';
 import { metricsPlugin } from './http/metrics-plugin.js';
 import { browserPolicyPlugin, corsPolicy, verifyWebSocketOrigin } from './http/browser-policy.js';
@@ -180,6 +181,7 @@ function createYogaApp(deps: ServerDeps, parts: YogaParts): Server['yoga'] {
       maxDepthPlugin({ n: 12, flattenFragments: true }),
       maxAliasesPlugin({ n: 20 }),
       costLimitPlugin({ maxCost: 10_000 }),
+      referenceExecutor, // G1
       // Last: it replaces the executor of queries only, after every other plugin has had its say.
       ...(deps.compiledQueries === false ? [] : [compiledQueries(metrics, deps.compiledQueries)]),
     ],

@@ -1,11 +1,16 @@
 // Issue 14 item 3: queries a process sees again are compiled (graphql-jit) into one function per
-// document — no per-field executor work, which was most of a browse page's Node CPU. Only the happy
-// path runs compiled: variables are checked by graphql-js first, and a compiled run that produced
-// any error is answered by the reference executor instead, so every refusal, partial result and
-// error location is exactly graphql-js's. Mutations and subscriptions never compile.
+// document — no per-field executor work, which was most of a browse page's Node CPU. Variables are
+// checked by graphql-js first. S9: a document is executed once — a compiled run's answer stands,
+// errors included, when each error was thrown by a resolver: the service's masking
+// (src/schema/errors.ts) rebuilds such an error from what was thrown and its path, which graphql-jit
+// reports as graphql-js does, and the partial data is the same. An error the executor made itself
+// (a null for a non-null field, a scalar that cannot serialise) is reported differently by the two,
+// so that answer comes from the reference executor — once: the document is not compiled again.
+// Mutations and subscriptions never compile.
 import {
   getOperationAST,
   getVariableValues,
+  GraphQLError,
   Kind,
   type DocumentNode,
   type ExecutionArgs,
@@ -75,12 +80,14 @@ export function compiledQueries(metrics: Metrics, options: CompiledQueriesOption
           execution.contextValue,
           execution.variableValues,
         );
-        // Anything but a clean answer is answered by the reference executor: the same errors, paths,
-        // locations and partial data as without compilation (a query reads; running it again is safe,
-        // and costs its statements twice only on this uncommon path).
-        if (result.errors?.length) return reference(execution);
+        const errors = result.errors ?? [];
+        if (!errors.every(thrownByResolver)) {
+          cache.neverCompile(args.document, operation);
+          return reference(execution);
+        }
         answeredBy('compiled');
-        return result;
+        // G1: graphql-js's order of an answer's members.
+        return errors.length ? { errors, data: result.data } : result;
       });
     },
   };
@@ -123,7 +130,7 @@ class CompiledCache {
     const defaults = operation.variableDefinitions?.some((variable) => variable.defaultValue) ?? false;
     if (entry.fields > this.maxFields || defaults) return (entry.compiled = null);
     const compiled = compileQuery(args.schema, args.document, args.operationName ?? undefined, {
-      // A compiled run with errors is thrown away (see above): their stacks would never be read.
+      // An error graphql-jit makes itself is discarded (the reference executor answers): no stack is read.
       disablingCapturingStackErrors: true,
     });
     if (!isCompiledQuery(compiled)) return (entry.compiled = null);
@@ -138,6 +145,14 @@ class CompiledCache {
     return compiled;
   }
 
+  /** S9: this operation is answered by the reference executor from now on. */
+  neverCompile(document: DocumentNode, operation: OperationDefinitionNode): void {
+    const entry = this.entries.get(document)?.get(operation.name?.value ?? '');
+    if (!entry) return;
+    if (entry.compiled) this.drop(entry);
+    entry.compiled = null;
+  }
+
   /** Forgets a compiled entry (it compiles again if it is run enough again). */
   private drop(entry: Entry): void {
     this.recent.delete(entry);
@@ -145,6 +160,11 @@ class CompiledCache {
     entry.compiled = undefined;
     entry.runs = 0;
   }
+}
+
+/** An error a resolver threw (typed or a fault), not one the executor made: both report it alike. */
+function thrownByResolver(error: GraphQLError): boolean {
+  return error.originalError !== undefined && !(error.originalError instanceof GraphQLError);
 }
 
 /** The fields `set` selects (and its fragment spreads), fragments expanded, counted up to just past `limit`. */

@@ -2,17 +2,22 @@
 // fields quoted when they hold a comma, quote, CR or LF, quotes doubled, records ended by CRLF.
 
 /**
- * Spreadsheets run a cell that begins with one of these as a formula (CSV injection, OWASP): such a
- * cell gets a leading `'`, which spreadsheets show as text and do not display.
+ * S13: spreadsheets run a cell that begins with `= + - @`, a tab or a CR as a formula (CSV
+ * injection, OWASP), and a locale that splits on `;` or a tab starts a cell after one inside ours.
  */
-const FORMULA_START = /^[=+\-@\t\r]/;
+const FORMULA_RISK = /^[=+\-@\t\r]|[,;\t][=+\-@\t\r]/;
 
 const NEEDS_QUOTES = /[",\r\n]/;
 
-/** One field: guarded against formula injection, then quoted when RFC 4180 requires it. */
+const quoted = (text: string) => `"${text.replace(/"/g, '""')}"`;
+
+/**
+ * One field. S13: a risky one is quoted (one cell in every locale) with a leading `'` (text, not
+ * displayed); any other is quoted only when RFC 4180 requires it.
+ */
 export function csvField(value: string): string {
-  const guarded = FORMULA_START.test(value) ? `'${value}` : value;
-  return NEEDS_QUOTES.test(guarded) ? `"${guarded.replace(/"/g, '""')}"` : guarded;
+  if (FORMULA_RISK.test(value)) return quoted(`'${value}`);
+  return NEEDS_QUOTES.test(value) ? quoted(value) : value;
 }
 
 /** One record, CRLF-terminated. */

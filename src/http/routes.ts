@@ -61,10 +61,10 @@ async function serveStatic(webRoot: string, pathname: string): Promise<Response 
 /** One record is at most ~600 KB of JSON (W7); a REST body is never buffered beyond this. */
 export const MAX_REST_BODY_BYTES = 2 * 1024 * 1024;
 
-class BodyTooLarge extends Error {}
+export class BodyTooLarge extends Error {}
 
 /** Reads the body as text, stopping as soon as it passes `max` bytes (chunked bodies included). */
-async function readCapped(request: Request, max: number): Promise<string> {
+export async function readCapped(request: Request, max: number): Promise<string> {
   if (Number(request.headers.get('content-length') ?? 0) > max) throw new BodyTooLarge();
   if (!request.body) return '';
   const chunks: Uint8Array[] = [];

@@ -1,5 +1,6 @@
 // How a tool reaches the service: through the same GraphQL operations and REST write as any other
 // client — in-process (`yoga.fetch`, for /mcp) or over HTTP (the stdio bin) — so no rule is copied.
+import { jsonText } from './json-text.js';
 
 /** A fetch against the service: `path` is `/graphql` or `/api/v1/memories`. */
 export type ServiceFetch = (path: string, init: RequestInit) => Promise<Response>;
@@ -61,7 +62,8 @@ export function serviceExecutor(
     const response = await fetchService(path, {
       method: 'POST',
       headers: { ...headers, ...extraHeaders },
-      body: JSON.stringify(body),
+      // M7: the arguments as they came, however deep; the service answers W7's limits for them.
+      body: jsonText(body),
       ...(signal ? { signal } : {}),
     });
     const text = await response.text();

@@ -7,7 +7,7 @@ import type { CallerResolution } from '../auth/caller.js';
 import { unauthenticated } from '../auth/errors.js';
 import { logError } from '../log-policy.js';
 import { requestLogContext, type Logger } from '../logger.js';
-import { MAX_REST_BODY_BYTES } from '../http/routes.js';
+import { BodyTooLarge, MAX_REST_BODY_BYTES, readCapped } from '../http/routes.js';
 import { serviceExecutor, type ServiceFetch } from './executor.js';
 import { createMcpServer } from './mcp-server.js';
 
@@ -28,6 +28,28 @@ function jsonRpcError(status: number, code: number, message: string, headers: Re
   });
 }
 
+/**
+ * The body as one JSON-RPC message, or the answer refusing it. M8: MCP 2025-06-18 removed batching
+ * and the SDK's transport still runs every message of an array, so an array is refused whole here.
+ */
+async function readSingleMessage(request: Request): Promise<{ message: unknown } | { refusal: Response }> {
+  let message: unknown;
+  try {
+    message = JSON.parse(await readCapped(request, MAX_REST_BODY_BYTES));
+  } catch (error) {
+    if (error instanceof BodyTooLarge) {
+      const limit = `Payload too large: the body must be at most ${MAX_REST_BODY_BYTES} bytes`;
+      return { refusal: jsonRpcError(413, -32000, limit) };
+    }
+    return { refusal: jsonRpcError(400, -32700, 'Parse error: Invalid JSON') };
+  }
+  if (Array.isArray(message)) {
+    const batch = 'Invalid Request: JSON-RPC batches are not supported; send one message per POST';
+    return { refusal: jsonRpcError(400, -32600, batch) };
+  }
+  return { message };
+}
+
 export function mcpRoute(deps: McpRouteDeps): Plugin {
   return {
     async onRequest({ request, url, endResponse }) {
@@ -42,6 +64,8 @@ export function mcpRoute(deps: McpRouteDeps): Plugin {
           jsonRpcError(405, -32000, 'Method not allowed: POST JSON-RPC to /mcp', { allow: 'POST' }),
         );
       }
+      const body = await readSingleMessage(request);
+      if ('refusal' in body) return endResponse(body.refusal);
       const service = serviceExecutor(
         deps.fetchService,
         request.headers.get('authorization'),
@@ -52,11 +76,10 @@ export function mcpRoute(deps: McpRouteDeps): Plugin {
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
-        maxRequestBodySize: MAX_REST_BODY_BYTES,
       });
       await server.connect(transport);
       try {
-        endResponse(await transport.handleRequest(request));
+        endResponse(await transport.handleRequest(request, { parsedBody: body.message }));
       } finally {
         await server.close();
       }

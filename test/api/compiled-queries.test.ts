@@ -23,6 +23,7 @@ import {
   type AgentFixture,
   type Harness,
 } from '../support/harness.js';
+import { StatementRecorder } from '../support/statement-recorder.js';
 
 let h: Harness;
 let reference: Server;
@@ -30,9 +31,10 @@ let fx: AgentFixture;
 let trading: string;
 let decisionId: string;
 let firstCursor: string;
+const recorder = new StatementRecorder();
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ recorder });
   reference = serverOnSameDatabase(false);
   h.clock.set('2026-03-02T10:00:00Z');
   fx = await createAgentFixture(h, { instruments: ['BTC', 'ETH'] });
@@ -92,9 +94,9 @@ async function bothAnswer(body: Record<string, unknown>, token: string | null) {
       },
       body: JSON.stringify(body),
     });
-    // Parsed: the reference executor orders a selection's keys as its fields finish (graphql-tools),
-    // the compiled one as the document lists them (the spec's order); the members are what must match.
-    return { status: response.status, body: JSON.parse(await response.text()) as Record<string, unknown> };
+    // G1: the text itself must match (both executors keep the selection's key order), parsed for reading.
+    const text = await response.text();
+    return { status: response.status, text, body: JSON.parse(text) as Record<string, unknown> };
   };
   const compiled = [await send(h.server), await send(h.server), await send(h.server)];
   const plain = await send(reference);
@@ -252,11 +254,12 @@ describe('compiled queries answer as the reference executor does (issue 14 item 
       const before = await executions();
       const { compiled, plain } = await bothAnswer(body, token);
       for (const answer of compiled) expect(answer).toEqual(plain);
-      // A clean answer came from the compiled query all three times; anything else from the reference.
+      // S9: every answer that ran came from the compiled query all three times, errors included; a
+      // refused variable (no data at all) was answered by the reference executor without running it.
       const after = await executions();
-      const clean = !plain.body.errors;
-      expect(after.compiled - before.compiled).toBe(clean ? 3 : 0);
-      expect(after.reference - before.reference).toBe(clean ? 0 : 3);
+      const ran = 'data' in plain.body;
+      expect(after.compiled - before.compiled).toBe(ran ? 3 : 0);
+      expect(after.reference - before.reference).toBe(ran ? 0 : 3);
     });
   }
 
@@ -335,5 +338,106 @@ describe('compiled queries answer as the reference executor does (issue 14 item 
       const after = await executions();
       expect(after[executor] - before[executor], `${aliases} aliases`).toBe(2);
     }
+  });
+});
+
+describe('G1: an answer follows the selection set, whichever executor ran it', () => {
+  it('G1: the first (reference) and later (compiled) answers are byte-identical, in the selection order', async () => {
+    const server = serverOnSameDatabase({});
+    try {
+      // tradingContext reads the database; __typename and viewer answer at once.
+      const query = '{ tradingContext(instrument: "ETH") { at } v: __typename w: viewer { kind } }';
+      const bodies: string[] = [];
+      for (let i = 0; i < 4; i++) bodies.push(await (await ask(server, query)).text());
+      expect(await counters(server)).toMatchObject({ reference: 1, compiled: 3 });
+      expect(bodies.slice(1)).toEqual([bodies[0], bodies[0], bodies[0]]);
+      expect(bodies[0]).toMatch(
+        /^\{"data":\{"tradingContext":\{"at":"[^"]+"\},"v":"Query","w":\{"kind":"OPERATOR"\}\}\}$/,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('G1: nested selections, aliases and fragments keep the document order on both executors', async () => {
+    const query = `{
+      w: viewer { kind agent { name id } }
+      memories(first: 2) { pageInfo { hasNextPage endCursor } edges { node { ...M } cursor } }
+      memoryTypes { count type }
+      n: __typename
+    }
+    fragment M on Memory { type id links { targetMemoryId linkType } provenance { kind runId } content }`;
+    const send = async (server: Server) => (await ask(server, query)).text();
+    const plain = await send(reference);
+    expect(await send(h.server)).toBe(plain);
+    expect(await send(h.server)).toBe(plain);
+    const data = (JSON.parse(plain) as { data: Record<string, any> }).data;
+    expect(Object.keys(data)).toEqual(['w', 'memories', 'memoryTypes', 'n']);
+    expect(Object.keys(data.memories)).toEqual(['pageInfo', 'edges']);
+    expect(Object.keys(data.memories.edges[0])).toEqual(['node', 'cursor']);
+    expect(Object.keys(data.memories.edges[0].node)).toEqual([
+      'type',
+      'id',
+      'links',
+      'provenance',
+      'content',
+    ]);
+  });
+});
+
+describe('S9: a document whose answer has errors is executed once', () => {
+  /** The statements one request sends, and which executor answered it. */
+  const oneRequest = async (server: Server, query: string) => {
+    const before = await counters(server);
+    let text = '';
+    const trips = await recorder.during(async () => {
+      text = await (await ask(server, query)).text();
+    });
+    const after = await counters(server);
+    return {
+      text,
+      statements: trips.statements,
+      compiled: after.compiled - before.compiled,
+      reference: after.reference - before.reference,
+    };
+  };
+
+  it('S9: a typed error beside reads that ran is answered from the compiled run, its statements sent once', async () => {
+    // memories refuses `first` at once; tradingContext and memoryTypes have already read by then.
+    const query = `{ tradingContext(instrument: "ETH") { at entries { memoryId } } memoryTypes { type count }
+      memories(first: 500) { edges { cursor } } }`;
+    const plain = await oneRequest(reference, query);
+    expect(plain.statements.length).toBeGreaterThan(0);
+    expect(JSON.parse(plain.text)).toMatchObject({
+      data: null,
+      errors: [{ extensions: { code: 'BAD_USER_INPUT' } }],
+    });
+    for (let i = 0; i < 3; i++) {
+      const compiled = await oneRequest(h.server, query);
+      expect(compiled.text).toBe(plain.text);
+      expect(compiled.statements).toEqual(plain.statements);
+      expect(compiled).toMatchObject({ compiled: 1, reference: 0 });
+    }
+  });
+
+  it('S9: partial data beside a refused field is answered from the compiled run too', async () => {
+    const query =
+      '{ viewer { kind } tradingContext(instrument: "ETH") { at } memories(first: 1) { edges { cursor } } }';
+    const send = (server: Server) =>
+      server.yoga.fetch('http://test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${trading}` },
+        body: JSON.stringify({ query }),
+      });
+    const plainText = await (await send(reference)).text();
+    const before = await executions();
+    let compiledText = '';
+    const trips = await recorder.during(async () => {
+      compiledText = await (await send(h.server)).text();
+    });
+    const plainTrips = await recorder.during(async () => void (await (await send(reference)).text()));
+    expect(compiledText).toBe(plainText);
+    expect(trips.statements).toEqual(plainTrips.statements);
+    expect(await executions()).toMatchObject({ compiled: before.compiled + 1, reference: before.reference });
   });
 });

@@ -56,7 +56,8 @@ afterAll(async () => {
   await h.close();
 });
 
-const guarded = (cell: string) => (/^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell);
+// S13: the cells the export neutralises, as a parser reads them back.
+const guarded = (cell: string) => (/^[=+\-@\t\r]|[,;\t][=+\-@\t\r]/.test(cell) ? `'${cell}` : cell);
 
 describe('issue 12 item 8: the export equals the memories pages', () => {
   it('issue 12 item 8: NDJSON of 1,000 records is the memories pages concatenated (same order, same ids), one REST record view a line', async () => {
@@ -165,6 +166,25 @@ describe('issue 12 item 8: the export equals the memories pages', () => {
     ]) {
       expect(cells).toContain(plain);
     }
+  });
+
+  it('S13: a formula start after , ; or tab inside a cell is neutralised too: quoted, with a leading quote', async () => {
+    const agent = await createAgentFixture(h, { instruments: ['BTC'] });
+    const risky = ['ok;=1+1', 'price,-2 sell', 'a\t@SUM(A1)', '-2;=3'];
+    const contents = [...risky, 'safe; text', 'a=b;c'];
+    await importRecords(h, {
+      agentId: agent.agentId,
+      count: contents.length,
+      start: START,
+      stepMs: 60_000,
+      content: (i) => contents[i]!,
+    });
+    const text = await (await getExport(h, 'format=csv', agent.operatorToken)).text();
+    for (const content of risky) expect(text, JSON.stringify(content)).toContain(`,"'${content}",`);
+    expect(text).toContain(',safe; text,');
+    expect(text).toContain(',a=b;c,');
+    const cells = (await parseCsv(text)).map((row) => row.content).sort();
+    expect(cells).toEqual([...risky.map((content) => `'${content}`), 'safe; text', 'a=b;c'].sort());
   });
 
   it('issue 12 item 8: an empty view is an empty NDJSON body and a CSV of the header row only', async () => {

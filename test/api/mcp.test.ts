@@ -14,14 +14,15 @@ import {
   type AgentFixture,
   type Harness,
 } from '../support/harness.js';
-import { mcpRequest } from '../support/mcp.js';
+import { mcpRequest, nestedJsonText } from '../support/mcp.js';
 
 let h: Harness;
 let second: Server;
 let fx: AgentFixture;
+const logLines: string[] = [];
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ logLines });
   // A second instance on the same database, as behind a load balancer.
   second = createServer({
     db: h.db,
@@ -158,5 +159,125 @@ describe('list_memories filters (issue 12 item 4)', () => {
       'ETH looks bearish',
     ]);
     expect(await list({ instruments: ['ETH'] })).toEqual(['ETH calm', 'ETH looks bearish']);
+  });
+});
+
+const deepWrite = (depth: number) =>
+  `"type":"note","scope":"AGENT","content":"deep ${depth}","metadata":${nestedJsonText(depth)}`;
+const serverFaults = () => logLines.filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
+
+describe('M7: metadata deeper than W7 allows is a validation result on every write path', () => {
+  const post = (path: string, token: string, body: string) =>
+    h.fetch(path, { ...mcpRequest(token, {}), body });
+  const writeThrough = async (token: string, depth: number) => {
+    const rest = await post('/api/v1/memories', token, `{${deepWrite(depth)}}`);
+    const graphql = await post(
+      '/graphql',
+      token,
+      `{"query":"mutation($i: CreateMemoryInput!) { createMemory(input: $i) { __typename ... on MemoryValidationError { field message } } }","variables":{"i":{${deepWrite(depth)}}}}`,
+    );
+    const mcp = await post(
+      '/mcp',
+      token,
+      `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"write_memory","arguments":{${deepWrite(depth)}}}}`,
+    );
+    return {
+      rest: { status: rest.status, body: (await rest.json()) as Record<string, unknown> },
+      graphql: ((await graphql.json()) as { data: { createMemory: Record<string, unknown> } }).data
+        .createMemory,
+      mcp: (await mcp.json()) as { id: number; result?: { isError?: boolean; structuredContent: unknown } },
+    };
+  };
+
+  it('M7: write_memory nested 10,000 levels answers the REST body (validation_error, metadata), logs no fault', async () => {
+    const run = await startRun(h, fx.producers.adhoc!.id);
+    const faultsBefore = serverFaults().length;
+    const { rest, graphql, mcp } = await writeThrough(run.token, 10_000);
+    expect(rest).toEqual({
+      status: 400,
+      body: {
+        error: 'metadata must not be nested more than 32 levels deep.',
+        code: 'validation_error',
+        field: 'metadata',
+      },
+    });
+    expect(graphql).toEqual({
+      __typename: 'MemoryValidationError',
+      field: 'metadata',
+      message: rest.body.error,
+    });
+    expect(mcp).toMatchObject({ id: 7, result: { isError: true, structuredContent: rest.body } });
+    expect(serverFaults().slice(faultsBefore)).toEqual([]);
+    const { memories } = await h.ok<{ memories: { edges: unknown[] } }>(
+      '{ memories(first: 5, filter: { types: ["note"], text: "deep" }) { edges { node { id } } } }',
+      {},
+      fx.operatorToken,
+    );
+    expect(memories.edges).toEqual([]);
+  });
+
+  it('M7: the bound is W7 on every path — 32 levels are stored, 33 are refused alike', async () => {
+    const run = await startRun(h, fx.producers.adhoc!.id);
+    const refused = await writeThrough(run.token, 33);
+    expect(refused.rest.status).toBe(400);
+    expect(refused.graphql).toMatchObject({ __typename: 'MemoryValidationError', field: 'metadata' });
+    expect(refused.mcp.result).toMatchObject({ isError: true, structuredContent: refused.rest.body });
+    const stored = await writeThrough(run.token, 32);
+    expect(stored.rest.status).toBe(201);
+    expect(stored.graphql).toEqual({ __typename: 'CreateMemorySuccess' });
+    expect(stored.mcp.result?.isError).toBeUndefined();
+  });
+});
+
+describe('M8: JSON-RPC batches are refused on /mcp', () => {
+  const call = (id: number, name: string, args: Record<string, unknown>) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: args },
+  });
+  const postBatch = (token: string, batch: unknown[]) =>
+    h.fetch('/mcp', { ...mcpRequest(token, {}), body: JSON.stringify(batch) });
+  const stored = async (content: string) => {
+    const { memories } = await h.ok<{ memories: { edges: { node: { content: string } }[] } }>(
+      '{ memories(first: 50, filter: { types: ["note"] }) { edges { node { content } } } }',
+      {},
+      fx.operatorToken,
+    );
+    return memories.edges.filter((edge) => edge.node.content === content).length;
+  };
+
+  it('M8: a batch with write_memory in it answers -32600 Invalid Request and stores nothing', async () => {
+    const run = await startRun(h, fx.producers.adhoc!.id);
+    const write = { type: 'note', scope: 'AGENT', content: 'sent in a batch' };
+    const response = await postBatch(run.token, [
+      call(1, 'write_memory', write),
+      call(2, 'list_memory_types', {}),
+      call(3, 'write_memory', write),
+    ]);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: expect.stringMatching(/^Invalid Request: JSON-RPC batches/) },
+      id: null,
+    });
+    expect(await stored('sent in a batch')).toBe(0);
+  });
+
+  it('M8: a batch of one and an empty batch are refused alike; the same message alone runs', async () => {
+    const run = await startRun(h, fx.producers.adhoc!.id);
+    const write = call(1, 'write_memory', { type: 'note', scope: 'AGENT', content: 'alone, not batched' });
+    for (const batch of [[write], []]) {
+      const response = await postBatch(run.token, batch);
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32600);
+    }
+    expect(await stored('alone, not batched')).toBe(0);
+    const single = await h.fetch('/mcp', { ...mcpRequest(run.token, {}), body: JSON.stringify(write) });
+    expect(await single.json()).toMatchObject({
+      id: 1,
+      result: { structuredContent: { memory_id: expect.any(String) } },
+    });
+    expect(await stored('alone, not batched')).toBe(1);
   });
 });

@@ -1,42 +1,17 @@
 // S5: one process per embedded data folder — a second `npm start` on the same DATA_DIR refuses to
 // start (exit code 2, clear message); a lock left by a SIGKILLed process does not block a restart.
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCK_FILE_NAME } from '../../src/data-dir-lock.js';
-import { startServiceProcess, type ServiceProcess } from '../support/processes.js';
+import { runServiceToExit, startServiceProcess, type ServiceProcess } from '../support/processes.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const embedded = (dataDir: string) => ({ DATA_DIR: dataDir, DATABASE_URL: '', ADMIN_TOKEN: '', DEMO: '0' });
 
 let dataDir: string;
 let first: ServiceProcess | undefined;
-
-/** Runs `src/main.ts` expecting it to exit by itself; resolves with its code and output. */
-function runToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')], {
-      cwd: repoRoot,
-      env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the second process did not exit in 60 s:\n${output}`));
-    }, 60_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
 
 async function memoryTypesOk(service: ServiceProcess): Promise<boolean> {
   const token = readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim();
@@ -63,7 +38,7 @@ describe('S5: one process per embedded data folder', () => {
     const lockFile = path.join(dataDir, LOCK_FILE_NAME);
     expect(readFileSync(lockFile, 'utf8').trim()).toBe(String(first.child.pid));
 
-    const second = await runToExit(embedded(dataDir));
+    const second = await runServiceToExit(embedded(dataDir));
     expect(second.code).toBe(2);
     expect(second.output).toContain(`another memory service (pid ${first.child.pid}) is already using`);
     expect(second.output).toContain(dataDir);
@@ -102,7 +77,7 @@ describe('S5: one process per embedded data folder', () => {
     const otherDir = await mkdtemp(path.join(os.tmpdir(), 'memory-lock-pg-'));
     try {
       await writeFile(path.join(otherDir, LOCK_FILE_NAME), `${process.pid}\n`);
-      const { code, output } = await runToExit({
+      const { code, output } = await runServiceToExit({
         DATA_DIR: otherDir,
         DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none',
         ADMIN_TOKEN: 'adm_lock_test_0123456789',

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServiceProcess, type ServiceProcess } from '../support/processes.js';
+import { runServiceToExit, startServiceProcess, type ServiceProcess } from '../support/processes.js';
 
 let dataDir: string;
 let service: ServiceProcess;
@@ -78,4 +78,30 @@ describe('the service process (embedded mode)', () => {
     const { data } = (await response.json()) as { data: { memories: { edges: unknown[] } } };
     expect(data.memories.edges).toHaveLength(1);
   });
+});
+
+describe('S12: a refused setting stops the start', () => {
+  it('S12: a malformed limit or log level exits 2 naming each variable and what it accepts, no stack', async () => {
+    const refusedDir = await mkdtemp(path.join(os.tmpdir(), 'memory-main-s12-'));
+    try {
+      const { code, output } = await runServiceToExit({
+        DATA_DIR: refusedDir,
+        DATABASE_URL: '',
+        ADMIN_TOKEN: '',
+        MAX_CONNECTIONS_PER_TOKEN: 'abc',
+        LOG_LEVEL: 'nonsense',
+      });
+      expect(code).toBe(2);
+      expect(output).toMatch(
+        /configuration error: MAX_CONNECTIONS_PER_TOKEN="abc": expected an integer from 1 to/,
+      );
+      expect(output).toMatch(
+        /configuration error: LOG_LEVEL="nonsense": expected one of fatal, error, warn, info/,
+      );
+      expect(output).not.toMatch(/\n\s+at /);
+      expect(output).not.toContain('listening on');
+    } finally {
+      await rm(refusedDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });

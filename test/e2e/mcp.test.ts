@@ -22,6 +22,8 @@ import {
   finishRunAt,
   MCP_ADMIN,
   McpClients,
+  nestedJsonText,
+  rawMcpExchange,
   repoRoot,
   restWrite,
   startMcpService,
@@ -286,6 +288,29 @@ for (const transport of TRANSPORTS) {
       expect(text).toContain('retry once');
       const target = await callTool(await as('analysis'), 'write_memory', cases[1]![1]);
       expect(target.structuredContent).toMatchObject({ instrument_index: 1 });
+    });
+
+    it('M7: write_memory with metadata nested 10,000 levels answers the REST validation body, no fault', async () => {
+      const fields = `"type":"note","scope":"AGENT","content":"deep over ${transport}","metadata":${nestedJsonText(10_000)}`;
+      const rest = await fetch(`${base}/api/v1/memories`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.analysis}` },
+        body: `{${fields}}`,
+      });
+      const restBody = (await rest.json()) as Record<string, unknown>;
+      expect(rest.status).toBe(400);
+      expect(restBody).toMatchObject({ code: 'validation_error', field: 'metadata' });
+      const serviceOutput = svc.service.output().length;
+      const { answer, stderr } = await rawMcpExchange(
+        transport,
+        base,
+        tokens.analysis,
+        `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"write_memory","arguments":{${fields}}}}`,
+        7,
+      );
+      expect(answer).toMatchObject({ id: 7, result: { isError: true, structuredContent: restBody } });
+      expect(stderr).toBe('');
+      expect(svc.service.output().slice(serviceOutput)).not.toContain('"level":50');
     });
 
     it('S1/W4: a foreign id answers exactly like an unknown one (read and link)', async () => {

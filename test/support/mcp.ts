@@ -1,5 +1,6 @@
 // MCP test support: a real service process (PGlite in a temp folder, or PostgreSQL), a world of two
 // agents built through the admin API, and the SDK's own Client over Streamable HTTP or stdio.
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -200,4 +201,49 @@ export async function callOk(client: Client, name: string, args: Record<string, 
   const result = await callTool(client, name, args);
   if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
   return result.structuredContent!;
+}
+
+/** `{"level":{"level":…{}…}}`, `depth` objects deep, as text: the test's own JSON.stringify would overflow. */
+export const nestedJsonText = (depth: number) => `${'{"level":'.repeat(depth - 1)}{}${'}'.repeat(depth - 1)}`;
+
+/**
+ * One JSON-RPC message sent as raw text (no client serialises it): POSTed to /mcp, or written to a
+ * fresh `memory-mcp` process; resolves with the answer whose id is `id` and what the bin wrote to stderr.
+ */
+export async function rawMcpExchange(
+  transport: TransportName,
+  base: string,
+  token: string,
+  text: string,
+  id: number,
+): Promise<{ answer: Record<string, any>; stderr: string }> {
+  if (transport === 'Streamable HTTP') {
+    const response = await fetch(`${base}/mcp`, { ...mcpRequest(token, {}), body: text });
+    return { answer: (await response.json()) as Record<string, any>, stderr: '' };
+  }
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/memory-mcp.js')], {
+    env: { PATH: process.env.PATH ?? '', MEMORY_URL: base, MEMORY_TOKEN: token },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const answer = await new Promise<Record<string, any>>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer ${id} from memory-mcp:\n${stderr}`)), 30_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      for (const line of stdout.split('\n').slice(0, -1)) {
+        const message = JSON.parse(line) as Record<string, any>;
+        if (message.id === id) {
+          clearTimeout(timer);
+          resolve(message);
+        }
+      }
+    });
+    child.stdin.write(`${text}\n`);
+  });
+  child.stdin.end();
+  await exited;
+  return { answer, stderr };
 }

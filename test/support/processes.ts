@@ -89,6 +89,30 @@ export async function startServiceProcess(
   };
 }
 
+/** Runs `src/main.ts` expecting it to exit by itself (a refused start); resolves with its code and output. */
+export function runServiceToExit(
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')], {
+      cwd: repoRoot,
+      env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the service process did not exit in 60 s:\n${output}`));
+    }, 60_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
 /** A GraphQL request to a service process; throws on `errors`. */
 export async function gqlOverHttp<T>(
   base: string,

@@ -1,4 +1,4 @@
-// S2 settings: CORS_ORIGINS takes exact origins only; GRAPHIQL and INTROSPECTION are 0/1 switches.
+// S12 settings: one schema parses and range-checks every variable (exit 2 naming it); S2 CORS_ORIGINS and switches.
 // Running: `npm run db:migrate` reads the same database settings as `npm start`, `.env` included.
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -101,5 +101,144 @@ describe('MCP stdio settings', () => {
     expect(() => loadMcpStdioConfig({ MEMORY_URL: '127.0.0.1:4000', MEMORY_TOKEN: 'run_x' })).toThrow(
       /MEMORY_URL/,
     );
+  });
+});
+
+describe('S12: settings are checked by one schema', () => {
+  const refusal = (env: Record<string, string>) => {
+    try {
+      load(env);
+    } catch (error) {
+      if (error instanceof ConfigError) return error.message;
+      throw error;
+    }
+    throw new Error(`accepted ${JSON.stringify(env)}`);
+  };
+
+  it('S12: every setting has its documented default, the two cost bounds included', () => {
+    expect(load({})).toMatchObject({
+      port: 4000,
+      host: '127.0.0.1',
+      redisUrl: undefined,
+      demo: false,
+      logLevel: 'info',
+      maxConnectionsPerToken: 20,
+      statementTimeoutMs: 2000,
+      maxExpensivePerToken: 2,
+      corsOrigins: [],
+      graphiql: true,
+      introspection: true,
+      compiledQueries: true,
+      genericPlans: true,
+    });
+  });
+
+  it('S12: an empty value means the default, never "no limit"', () => {
+    expect(
+      load({
+        MAX_CONNECTIONS_PER_TOKEN: '',
+        STATEMENT_TIMEOUT_MS: '',
+        MAX_EXPENSIVE_PER_TOKEN: '',
+        PORT: '',
+      }),
+    ).toMatchObject({
+      maxConnectionsPerToken: 20,
+      statementTimeoutMs: 2000,
+      maxExpensivePerToken: 2,
+      port: 4000,
+    });
+  });
+
+  it('S12: values in range are taken as given', () => {
+    expect(
+      load({
+        PORT: '0',
+        HOST: '0.0.0.0',
+        REDIS_URL: 'redis://127.0.0.1:6379',
+        DEMO: '1',
+        LOG_LEVEL: 'debug',
+        MAX_CONNECTIONS_PER_TOKEN: '1',
+        STATEMENT_TIMEOUT_MS: '600000',
+        MAX_EXPENSIVE_PER_TOKEN: '1',
+        COMPILED_QUERIES: '0',
+        GENERIC_PLANS: '0',
+      }),
+    ).toMatchObject({
+      port: 0,
+      host: '0.0.0.0',
+      redisUrl: 'redis://127.0.0.1:6379',
+      demo: true,
+      logLevel: 'debug',
+      maxConnectionsPerToken: 1,
+      statementTimeoutMs: 600000,
+      maxExpensivePerToken: 1,
+      compiledQueries: false,
+      genericPlans: false,
+    });
+  });
+
+  it.each([
+    ['MAX_CONNECTIONS_PER_TOKEN', 'abc', /an integer from 1 to/],
+    ['MAX_CONNECTIONS_PER_TOKEN', '0', /an integer from 1 to/],
+    ['MAX_CONNECTIONS_PER_TOKEN', '-1', /an integer from 1 to/],
+    ['MAX_CONNECTIONS_PER_TOKEN', '2.5', /an integer from 1 to/],
+    ['MAX_CONNECTIONS_PER_TOKEN', '1e3', /an integer from 1 to/],
+    ['MAX_CONNECTIONS_PER_TOKEN', 'Infinity', /an integer from 1 to/],
+    ['MAX_CONNECTIONS_PER_TOKEN', '99999999', /an integer from 1 to/],
+    ['STATEMENT_TIMEOUT_MS', '0', /an integer from 100 to 600000/],
+    ['STATEMENT_TIMEOUT_MS', '99', /an integer from 100 to 600000/],
+    ['STATEMENT_TIMEOUT_MS', '600001', /an integer from 100 to 600000/],
+    ['STATEMENT_TIMEOUT_MS', '2s', /an integer from 100 to 600000/],
+    ['MAX_EXPENSIVE_PER_TOKEN', '0', /an integer from 1 to/],
+    ['MAX_EXPENSIVE_PER_TOKEN', 'many', /an integer from 1 to/],
+    ['PORT', 'x', /an integer from 0 to 65535/],
+    ['PORT', '65536', /an integer from 0 to 65535/],
+    ['PORT', '-1', /an integer from 0 to 65535/],
+    ['LOG_LEVEL', 'nonsense', /one of fatal, error, warn, info, debug, trace, silent/],
+    ['LOG_LEVEL', 'INFO', /one of fatal, error, warn, info, debug, trace, silent/],
+    ['HOST', 'http://0.0.0.0', /host name or IP address/],
+    ['REDIS_URL', 'localhost:6379', /redis:\/\/ or rediss:\/\//],
+    ['DEMO', 'yes', /0 or 1/],
+    ['GRAPHIQL', 'off', /0 or 1/],
+    ['INTROSPECTION', 'true', /0 or 1/],
+    ['COMPILED_QUERIES', 'no', /0 or 1/],
+    ['GENERIC_PLANS', '2', /0 or 1/],
+    ['CORS_ORIGINS', '*', /not an origin/],
+    ['DATABASE_URL', 'mysql://x', /postgres:\/\//],
+    ['ADMIN_TOKEN', 'short', /at least 16/],
+  ])('S12: %s=%s stops the start with a message naming it and what it accepts', (name, value, accepts) => {
+    const message = refusal({ [name]: value });
+    expect(message).toMatch(new RegExp(`^${name}\\b`));
+    expect(message).toMatch(accepts);
+  });
+
+  it('S12: several bad values are all named at once', () => {
+    const message = refusal({ MAX_CONNECTIONS_PER_TOKEN: 'abc', LOG_LEVEL: 'nonsense', PORT: 'x' });
+    expect(message.split('\n').map((line) => line.split(/[=:]/)[0])).toEqual(
+      expect.arrayContaining(['PORT', 'LOG_LEVEL', 'MAX_CONNECTIONS_PER_TOKEN']),
+    );
+  });
+
+  it('S12: a refused value that may hold a secret is not echoed', () => {
+    const message = refusal({
+      DATABASE_URL: 'mysql://user:hunter2-secret@db/x',
+      REDIS_URL: 'http://:hunter2-secret@redis',
+      ADMIN_TOKEN: 'hunter2-secret',
+    });
+    expect(message).toMatch(/DATABASE_URL/);
+    expect(message).toMatch(/REDIS_URL/);
+    expect(message).not.toContain('hunter2');
+  });
+
+  it('S12: a refused start generates no admin token', () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'memory-config-s12-'));
+    try {
+      expect(() =>
+        loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'nonsense' }, '/nonexistent-dir-for-config-test'),
+      ).toThrow(ConfigError);
+      expect(existsSync(path.join(dataDir, 'admin-token'))).toBe(false);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
