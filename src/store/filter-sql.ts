@@ -1,6 +1,5 @@
 // The browse filter (B2, B3, issue 12 item 4) as SQL: the one definition the page, the type counts,
-// a subscriber's replay and the live search check use, and the full-text search document that the
-// GIN index "Memory_search_idx" (migration 20261130090000_memory_search) is built on.
+// a subscriber's replay and the live search check use.
 import type { ResolvedFilter } from '../domain/memory-filter.js';
 import type { Sql } from './db.js';
 
@@ -13,20 +12,12 @@ export function parameters(): { values: unknown[]; param: Param } {
 }
 
 /**
- * Metadata as the search reads it. `metadata` may hold any valid JSON (W10), but JSON text with a
- * `\u0000` escape or a lone surrogate escape cannot become PostgreSQL text, so json_to_tsvector would
- * fail (a 500 on the write, through the index). Such escapes read as `\u0020` (a space): six
- * characters for six, so the JSON stays valid whatever precedes them, and only records holding a `\u`
- * escape pay for the regular expression.
+ * What a record is searched by (B11): `"searchDocument"`, a stored generated column — content and the
+ * string values of metadata, English, W10's escapes read as spaces — computed once when the row is
+ * written (migration 20261201120000_stored_search_document) and indexed by "Memory_search_idx", so
+ * neither a GIN recheck nor a walk newest first rebuilds a document per candidate (S7). Over `m`.
  */
-const SEARCHABLE_METADATA = String.raw`CASE WHEN strpos(m.metadata::text, '\u') = 0 THEN m.metadata ELSE regexp_replace(m.metadata::text, '\\u(0000|d[89a-f][0-9a-f]{2})', '\\u0020', 'gi')::json END`;
-
-/**
- * What a record is searched by: its content and the string values of its metadata (keys, numbers
- * and booleans are not text), with English stemming and stop words. IMMUTABLE and written exactly as
- * the index expression, so the planner can use the GIN index. Over `m`, a "Memory" row.
- */
-const SEARCH_DOCUMENT = `(to_tsvector('english'::regconfig, m.content) || json_to_tsvector('english'::regconfig, ${SEARCHABLE_METADATA}, '["string"]'::jsonb))`;
+const SEARCH_DOCUMENT = 'm."searchDocument"';
 
 /** A search box's syntax (quotes, `or`, `-`); websearch_to_tsquery never raises a syntax error. */
 const searchQuery = (text: string) => `websearch_to_tsquery('english'::regconfig, ${text})`;
@@ -103,8 +94,8 @@ export function filterSql(
 
 /**
  * L1 with `text`: which of `texts` the record `memoryId` of `agentId` matches, as filterSql's search
- * condition decides — ONE statement for every search text asked about one record (its document is
- * built once).
+ * condition decides (the same stored document) — ONE statement for every search text asked about
+ * one record.
  */
 export async function searchTextsMatching(
   sql: Sql,

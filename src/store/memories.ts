@@ -182,7 +182,7 @@ export async function insertMemory(sql: Sql, row: MemoryInsert, mode: 'write' | 
 }
 
 /**
- * The search index (filter-sql.ts SEARCH_DOCUMENT) refused the row: its words and positions exceed
+ * The stored search document ("searchDocument", B11) refused the row: its words and positions exceed
  * PostgreSQL's 1 MiB tsvector limit (SQLSTATE 54000). W7's limits allow content and metadata that
  * together do (hundreds of thousands of distinct words); such a write is refused, never a 500.
  */

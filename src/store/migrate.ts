@@ -83,9 +83,12 @@ export async function readMigrationList(dir = migrationsDir): Promise<MigrationL
 
 const noFilters = { externalTables: [], externalEnums: [] };
 
-/** Applies pending migrations; returns the names applied now. */
-export async function applyMigrations(adapter: SqlMigrationAwareDriverAdapterFactory): Promise<string[]> {
-  const migrationsList = await readMigrationList();
+/** Applies pending migrations of `dir` (a history's first part, in tests); returns the names applied now. */
+export async function applyMigrations(
+  adapter: SqlMigrationAwareDriverAdapterFactory,
+  dir = migrationsDir,
+): Promise<string[]> {
+  const migrationsList = await readMigrationList(dir);
   return withEngine(adapter, async (engine) => {
     const result = await engine.applyMigrations({ migrationsList, filters: noFilters });
     return result.appliedMigrationNames;
