@@ -10,7 +10,16 @@ import { TYPE_PATTERN } from './write-validation.js';
 export const MAX_FILTER_TYPES = 100;
 /** Instruments, producers: at most this many in one filter. */
 export const MAX_FILTER_VALUES = 100;
+/**
+ * B11, S7: a search is bounded in characters and in words. 200 characters hold a sentence-long
+ * quote, and so do 16 words (the phrase of S7's tests has six). Every word is one GIN lookup over
+ * all agents' records — a common word's posting list holds most of the table (≈ 2 ms per 30,000
+ * records each, measured) — so words bound the index work of one search.
+ */
 export const MAX_SEARCH_TEXT = 200;
+export const MAX_SEARCH_WORDS = 16;
+/** A word of a search text: a run of letters, marks or digits of any script (punctuation parts words). */
+const SEARCH_WORD = /[\p{L}\p{M}\p{N}]+/gu;
 const INSTRUMENT_ID_MAX = 64;
 const RUN_KINDS: readonly RunKind[] = ['ANALYSIS', 'TRADING', 'REVIEW'];
 
@@ -21,7 +30,21 @@ export function normalizeText(text: string | null | undefined): string | null {
   if (trimmed.length > MAX_SEARCH_TEXT) {
     throw new InputError(`text may be at most ${MAX_SEARCH_TEXT} characters`, 'text');
   }
+  const words = searchWords(trimmed);
+  if (words > MAX_SEARCH_WORDS) {
+    throw new InputError(
+      `text may hold at most ${MAX_SEARCH_WORDS} words (\`or\` between them not counted), ${words} given: search for fewer`,
+      'text',
+    );
+  }
   return trimmed;
+}
+
+/** B11: how many words a search text holds; `or`, websearch_to_tsquery's operator, is none of them. */
+function searchWords(text: string): number {
+  let words = 0;
+  for (const [word] of text.matchAll(SEARCH_WORD)) if (word.toLowerCase() !== 'or') words++;
+  return words;
 }
 
 /** A list filter: empty or absent means no restriction; each value checked, then deduplicated and sorted. */

@@ -1,6 +1,7 @@
 // The six MCP tools, defined once for both transports: who sees each, its zod input and output, and
 // the GraphQL operation (or REST write) it runs as the caller — the service applies every rule.
 import { z } from 'zod';
+import { MAX_SEARCH_TEXT, MAX_SEARCH_WORDS } from '../domain/filter-fields.js';
 import type { ServiceExecutor } from './executor.js';
 import { DESCRIPTIONS } from './protocol.js';
 import {
@@ -142,7 +143,7 @@ const listMemories = defineTool({
       .string()
       .optional()
       .describe(
-        'Full-text search over content and metadata text: all words must occur; "quoted words" in order, or, -word to exclude.',
+        `Full-text search over content and metadata text: all words must occur; "quoted words" in order, or, -word to exclude. At most ${MAX_SEARCH_TEXT} characters and ${MAX_SEARCH_WORDS} words.`,
       ),
     instruments: z
       .array(z.string())

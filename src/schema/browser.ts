@@ -9,7 +9,7 @@ import {
   resolvePageFilter,
   resolveTypeCountFilter,
 } from '../domain/memory-filter.js';
-import { MAX_FILTER_VALUES, MAX_SEARCH_TEXT } from '../domain/filter-fields.js';
+import { MAX_FILTER_VALUES, MAX_SEARCH_TEXT, MAX_SEARCH_WORDS } from '../domain/filter-fields.js';
 import { listMemoryPage, listMemoryTypes, type MemoryTypeCount } from '../store/browse.js';
 import type { CursorPosition } from '../domain/cursor.js';
 import type { Database } from '../store/db.js';
@@ -41,7 +41,7 @@ export const MemoryFilterRef = builder.inputType('MemoryFilter', {
     window: t.field({ type: TimeWindowRef, required: false }),
     text: t.string({
       required: false,
-      description: `Full-text search over the content and the string values of the metadata (English stemming, so "entries" finds "entry"): words must all occur, "quoted words" in that order, \`or\` between alternatives, \`-word\` excludes. Never a syntax error; blank means no search; at most ${MAX_SEARCH_TEXT} characters. Does not change the order (newest first).`,
+      description: `Full-text search over the content and the string values of the metadata (English stemming, so "entries" finds "entry"): words must all occur, "quoted words" in that order, \`or\` between alternatives, \`-word\` excludes. Never a syntax error; blank means no search; at most ${MAX_SEARCH_TEXT} characters and ${MAX_SEARCH_WORDS} words (\`or\` not counted), else BAD_USER_INPUT naming text. Does not change the order (newest first).`,
     }),
     instruments: t.stringList({
       required: false,

@@ -398,6 +398,19 @@ describe('issue 12 item 8: bad parameters ⇒ 400 naming the parameter, before a
     });
   }
 
+  it('B11: text= of more than 16 words ⇒ 400 validation_error naming text, before any record', async () => {
+    const words = Array.from({ length: 17 }, (_, i) => `risk${i}`).join(' ');
+    const response = await getExport(h, `format=ndjson&text=${encodeURIComponent(words)}`, fx.operatorToken);
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ code: 'validation_error', field: 'text' });
+    expect(body.error).toMatch(/at most 16 words/);
+    const sixteen = words.split(' ').slice(0, 16).join(' ');
+    expect(
+      (await getExport(h, `format=ndjson&text=${encodeURIComponent(sixteen)}`, fx.operatorToken)).status,
+    ).toBe(200);
+  });
+
   it('issue 12 item 8: other methods ⇒ 405', async () => {
     const response = await h.fetch('/api/v1/export?format=csv', {
       method: 'POST',

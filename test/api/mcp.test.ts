@@ -281,3 +281,27 @@ describe('M8: JSON-RPC batches are refused on /mcp', () => {
     expect(await stored('alone, not batched')).toBe(1);
   });
 });
+
+describe('B11: a bounded search text on MCP', () => {
+  it('B11: list_memories with more than 16 search words answers a validation result naming text', async () => {
+    const call = async (text: string) => {
+      const response = await h.fetch(
+        '/mcp',
+        mcpRequest(fx.operatorToken, {
+          method: 'tools/call',
+          params: { name: 'list_memories', arguments: { text } },
+        }),
+      );
+      return ((await response.json()) as { result: { isError?: boolean; structuredContent: unknown } })
+        .result;
+    };
+    const words = Array.from({ length: 17 }, (_, i) => `risk${i}`);
+    const refused = await call(words.join(' '));
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toMatchObject({ code: 'validation_error', field: 'text' });
+    expect((refused.structuredContent as { error: string }).error).toMatch(/at most 16 words/);
+    const answered = await call(words.slice(0, 16).join(' '));
+    expect(answered.isError).toBeUndefined();
+    expect(answered.structuredContent).toMatchObject({ memories: [] });
+  });
+});

@@ -208,6 +208,23 @@ describe('issue 12 item 4: full-text search (B2)', () => {
   });
 });
 
+describe('B11: a bounded search text', () => {
+  it('B11: a search of more than 16 words is BAD_USER_INPUT naming text, on the list and the type counts', async () => {
+    const words = (n: number) => Array.from({ length: n }, (_, i) => `bearish${i}`).join(' ');
+    for (const query of [MEMORIES, TYPES]) {
+      const result = await h.gql(query, { filter: { text: words(17) } }, fx.operatorToken);
+      expect(result.data ?? null).toBeNull();
+      expect(errorOf(result)?.message).toMatch(/at most 16 words/);
+      expect(errorOf(result)?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'text' });
+    }
+    expect(await ids({ text: `bearish ${words(15)}` })).toEqual([]);
+    // 16 alternatives: `or` is the operator between words, not one of them.
+    const alternatives = ['bearish', 'breakout', 'lesson', 'entry', 'funding', 'basis'];
+    const either = [...alternatives, ...Array.from({ length: 10 }, (_, i) => `absent${i}`)].join(' or ');
+    expect(await ids({ text: either })).toEqual([r.lesson, r.decision, r.breakout, r.funding, r.legacy]);
+  });
+});
+
 describe('issue 12 item 4: filters by instrument, producer, run kind and freshness (B2)', () => {
   it('issue 12 item 4: instruments match any target; agent-wide records target none', async () => {
     expect(await ids({ instruments: ['ETH'] })).toEqual([r.decision, r.funding]);

@@ -78,6 +78,20 @@ describe('resolveFilter (issue 12 item 4)', () => {
     expect(fieldOf({ text: 'x'.repeat(200) })).toBeUndefined();
   });
 
+  it('B11: a search text holds at most 16 words — runs of letters or digits, `or` not counted — and 200 characters', () => {
+    const words = (n: number, between = ' ') => Array.from({ length: n }, (_, i) => `w${i}`).join(between);
+    expect(fieldOf({ text: words(16) })).toBeUndefined();
+    expect(fieldOf({ text: words(17) })).toBe('text');
+    expect(fieldOf({ text: `"${words(8)}" -${words(8, ' -')}` })).toBeUndefined(); // quotes, exclusions
+    expect(fieldOf({ text: words(16, ' or ') })).toBeUndefined(); // `or` is the operator
+    expect(fieldOf({ text: words(17, '-') })).toBe('text'); // punctuation parts words, as the parser does
+    expect(fieldOf({ text: words(17, '.') })).toBe('text');
+    expect(fieldOf({ text: 'שלום é 東京 ١٢٣ '.repeat(4) })).toBeUndefined(); // 16 words in any script
+    expect(fieldOf({ text: 'שלום é 東京 ١٢٣ '.repeat(4) + 'x' })).toBe('text');
+    expect(fieldOf({ text: '- " ! & | ( ) : * < > '.repeat(9) })).toBeUndefined(); // no words at all
+    expect(() => resolveFilter({ text: words(20) }, now)).toThrow(/at most 16 words.*20/);
+  });
+
   it('issue 12 item 4: memoryTypes takes window or filter.window, never both', () => {
     const window = { rolling: 'LAST_1H' } as const;
     expect(resolveTypeCountFilter({ text: 'x' }, window, now)).toEqual(
