@@ -31,7 +31,8 @@ export interface FilterSql {
    * Null for a search: how many records a search text matches decides the plan (a rare word: the
    * GIN index, then sort; a common one: newest first by the (agentId, createdAt) index until the
    * page is full), and a named statement could settle on one generic plan for every text — 100×
-   * slower for the other kind. Likewise for several types, producers or instruments (`= ANY(…)`):
+   * slower for the other kind. Both read the stored document (S7), so a misjudged text (a phrase is
+   * priced like its words ANDed) costs a walk of the agent's records, never a rebuild of documents. Likewise for several types, producers or instruments (`= ANY(…)`):
    * how many of the agent's records match decides between walking the newest first and fetching the
    * matches then sorting; the generic plan of a page for the bench's big agent took 10× (types),
    * 50× (one producer) and 5× (one instrument) the time of the plan made with the values (issue 14).
