@@ -225,7 +225,8 @@ function pgliteSql(
   // at most one of them (S8).
   const gate = expensiveGate(1, statementTimeoutMs);
   return {
-    reads: (scope) => (scope.expensive ? gated(run(scope.signal), gate, scope.signal) : run(scope.signal)),
+    reads: (scope) =>
+      scope.expensive ? gated(run(scope.signal), gate, scope.signal, true) : run(scope.signal),
     writes: run(),
     async sqlTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
       boundary('BEGIN');

@@ -93,12 +93,18 @@ export function expensiveGate(capacity: number, waitMs: number): Slots {
   });
 }
 
-/** Each statement of `sql` holds one of the gate's slots while it runs. */
-export function gated(sql: Sql, gate: Slots, signal: AbortSignal | undefined): Sql {
+/**
+ * Each statement of `sql` holds one of the gate's slots while it runs. `yieldFirst` (PGlite, whose
+ * statements run on the event loop) lets pending I/O and timers run before each one starts: a
+ * slot handed from one expensive statement to the next would otherwise chain them in microtasks and
+ * keep every other request — and the waiters' own timeouts — from running in between.
+ */
+export function gated(sql: Sql, gate: Slots, signal: AbortSignal | undefined, yieldFirst = false): Sql {
   return {
     async query(text, params, name) {
       const release = await gate.acquire('', signal);
       try {
+        if (yieldFirst) await new Promise<void>((resolve) => setImmediate(resolve));
         return await sql.query(text, params, name);
       } finally {
         release();
