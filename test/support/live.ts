@@ -110,6 +110,26 @@ export function subscribeWs(client: Client, variables: Record<string, unknown> =
   return sub;
 }
 
+/** The `data` of each event of a text/event-stream body, in order (events without data are skipped). */
+export async function* sseData(response: Response): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let split;
+    while ((split = buffer.indexOf('\n\n')) >= 0) {
+      const data = buffer
+        .slice(0, split)
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).trim())
+        .join('\n');
+      buffer = buffer.slice(split + 2);
+      if (data) yield data;
+    }
+  }
+}
+
 /** GraphQL over SSE (Yoga's default "distinct connections" mode) with a plain fetch. */
 export function subscribeSse(
   baseUrl: string,
@@ -130,24 +150,10 @@ export function subscribeSse(
         body: JSON.stringify({ query: MEMORY_ADDED, variables }),
         signal: abort.signal,
       });
-      const decoder = new TextDecoder();
-      let buffer = '';
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let split;
-        while ((split = buffer.indexOf('\n\n')) >= 0) {
-          const message = buffer.slice(0, split);
-          buffer = buffer.slice(split + 2);
-          const data = message
-            .split('\n')
-            .filter((line) => line.startsWith('data:'))
-            .map((line) => line.slice(5).trim())
-            .join('\n');
-          if (!data) continue;
-          const payload = JSON.parse(data) as { data?: { memoryAdded: Edge }; errors?: unknown[] };
-          if (payload.errors?.length) sub.fail(payload.errors);
-          else if (payload.data) sub.push(payload.data.memoryAdded);
-        }
+      for await (const data of sseData(response)) {
+        const payload = JSON.parse(data) as { data?: { memoryAdded: Edge }; errors?: unknown[] };
+        if (payload.errors?.length) sub.fail(payload.errors);
+        else if (payload.data) sub.push(payload.data.memoryAdded);
       }
       sub.done();
     } catch (error) {
@@ -221,23 +227,8 @@ export async function openSse(
   });
   const results: SseResult[] = [];
   const ended = (async () => {
-    const decoder = new TextDecoder();
-    let buffer = '';
     try {
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let split;
-        while ((split = buffer.indexOf('\n\n')) >= 0) {
-          const data = buffer
-            .slice(0, split)
-            .split('\n')
-            .filter((line) => line.startsWith('data:'))
-            .map((line) => line.slice(5).trim())
-            .join('\n');
-          buffer = buffer.slice(split + 2);
-          if (data) results.push(JSON.parse(data) as SseResult);
-        }
-      }
+      for await (const data of sseData(response)) results.push(JSON.parse(data) as SseResult);
     } catch {
       // Aborted by close(), or cut by the server: either way the body has ended.
     }

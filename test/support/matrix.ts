@@ -11,6 +11,7 @@ import {
   type GqlResult,
   type Harness,
 } from './harness.js';
+import { sseData } from './live.js';
 import { mcpRequest } from './mcp.js';
 
 export const CALLER_KINDS = [
@@ -362,22 +363,7 @@ export async function sseCall(
 }
 
 async function firstSseEvent(response: Response): Promise<GqlResult | null> {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let split;
-    while ((split = buffer.indexOf('\n\n')) >= 0) {
-      const data = buffer
-        .slice(0, split)
-        .split('\n')
-        .filter((line) => line.startsWith('data:'))
-        .map((line) => line.slice(5).trim())
-        .join('\n');
-      buffer = buffer.slice(split + 2);
-      if (data) return JSON.parse(data) as GqlResult;
-    }
-  }
+  for await (const data of sseData(response)) return JSON.parse(data) as GqlResult;
   return null;
 }
 
