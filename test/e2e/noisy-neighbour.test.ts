@@ -69,8 +69,10 @@ describe('S8: a noisy neighbour', () => {
     const noisy = await agentOverHttp(service.url, ADMIN, 'noisy');
     const quiet = await agentOverHttp(service.url, ADMIN, 'quiet');
     const start = Date.parse('2026-11-01T00:00:00Z');
-    for (let first = 0; first < RECORDS; first += 1000) {
-      const input = Array.from({ length: Math.min(1000, RECORDS - first) }, (_, k) => ({
+    // Imported in batches small enough to answer well within a request's time on a busy machine.
+    const BATCH = 250;
+    for (let first = 0; first < RECORDS; first += BATCH) {
+      const input = Array.from({ length: Math.min(BATCH, RECORDS - first) }, (_, k) => ({
         agentId: noisy.agentId,
         type: ['ema_handoff', 'regime_shift', 'risk_note'][(first + k) % 3],
         scope: 'AGENT',
