@@ -10,6 +10,8 @@ export interface MetricsSources {
   openConnections: () => { ws: number; sse: number };
   /** The PostgreSQL pools by name (null on PGlite); each gauge has one series per pool. */
   pools: Database['pools'];
+  /** S8: expensive reads (searches, exports, MCP list calls) holding a token's slot right now. */
+  expensiveReads?: () => number;
 }
 
 export class Metrics {
@@ -93,6 +95,17 @@ export class Metrics {
         this.set({ transport: 'sse' }, open.sse);
       },
     });
+    const { expensiveReads } = sources;
+    if (expensiveReads) {
+      new Gauge({
+        name: 'memory_expensive_reads_running',
+        help: "Searches, exports and MCP list calls running now, each holding one of its token's MAX_EXPENSIVE_PER_TOKEN slots (S8).",
+        registers: [this.registry],
+        collect() {
+          this.set(expensiveReads());
+        },
+      });
+    }
     if (sources.pools) {
       const pools = Object.entries(sources.pools);
       // One series per pool: queries (Prisma, unnamed reads), named (generic plans), writes, expensive.

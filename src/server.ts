@@ -210,7 +210,12 @@ function closeHttp(httpServer: http.Server): () => Promise<void> {
 export function createServer(deps: ServerDeps): Server {
   const sessions = new TokenSessions(deps.db.sql, deps.logger, deps.sessionCheckMs);
   const connections = new TokenConnections(deps.maxConnectionsPerToken ?? 20);
-  const metrics = new Metrics({ openConnections: () => connections.open(), pools: deps.db.pools });
+  const budget = new ReadBudget(deps.maxExpensivePerToken ?? DEFAULT_MAX_EXPENSIVE_PER_TOKEN);
+  const metrics = new Metrics({
+    openConnections: () => connections.open(),
+    pools: deps.db.pools,
+    expensiveReads: () => budget.inUse,
+  });
   const maskError = boundedMasking(maskErrors(deps.logger, metrics));
   const identities = new TokenIdentities();
   const parts: YogaParts = {
@@ -227,7 +232,7 @@ export function createServer(deps: ServerDeps): Server {
     now: deps.now ?? (() => new Date()),
     corsOrigins: deps.corsOrigins ?? [],
     maskError,
-    budget: new ReadBudget(deps.maxExpensivePerToken ?? DEFAULT_MAX_EXPENSIVE_PER_TOKEN),
+    budget,
     fanout: new Fanout({
       maskError: (error) => maskError(error, 'Unexpected error.'),
       scopeOf: (args) => {

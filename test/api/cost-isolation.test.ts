@@ -123,6 +123,9 @@ describe('S8: expensive reads are counted per token', () => {
       // What an operator sees: the refusal counted by reason.
       const metrics = await (await fetch(`${base}/metrics`)).text();
       expect(metrics).toMatch(/^memory_reads_refused_total\{reason="rate_limited"\} [1-9]/m);
+      expect(metrics).toMatch(
+        new RegExp(`^memory_expensive_reads_running ${DEFAULT_MAX_EXPENSIVE_PER_TOKEN}$`, 'm'),
+      );
       release();
       for (const response of await Promise.all(running)) {
         const body = (await response.json()) as { data?: { memories: { edges: unknown[] } } };
