@@ -2,7 +2,7 @@
 // filters resolved by ../domain/memory-filter.ts, applied in SQL (./filter-sql.ts) before keyset
 // pagination.
 import type { CursorPosition } from '../domain/cursor.js';
-import type { FilterFacts, ResolvedFilter } from '../domain/memory-filter.js';
+import { MAX_PAGE_SIZE, type FilterFacts, type ResolvedFilter } from '../domain/memory-filter.js';
 import type { Database } from './db.js';
 import { filterSql, parameters, statementName } from './filter-sql.js';
 import { loadRecords, type LoadedRecord, type RecordNeeds } from './record-rows.js';
@@ -30,6 +30,9 @@ export async function listMemoryPage(
   needs: RecordNeeds,
   liveness: TokenLiveness | null = null,
 ): Promise<MemoryPage> {
+  // B2: the statement's bound (maxRows below); a larger page would be cut short.
+  if (page.first > MAX_PAGE_SIZE)
+    throw new RangeError(`first must be at most ${MAX_PAGE_SIZE}, got ${page.first}`);
   const { values, param } = parameters();
   const { where, variant } = withLiveness(filterSql(agentId, filter, 'list', param), liveness, param);
   if (page.after) {
@@ -43,6 +46,7 @@ export async function listMemoryPage(
     where: where.join(' AND '),
     order: 'ORDER BY m."createdAt" DESC, m.id DESC',
     limit: `LIMIT ${param(page.first + 1)}`,
+    maxRows: MAX_PAGE_SIZE + 1,
   } as const;
   const rows = await loadRecords(
     db.sql,
