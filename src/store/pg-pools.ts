@@ -175,8 +175,8 @@ export function pgSql(pools: PgPools, observed: Observe): DirectSql {
       query: async <T>(text: string, params: unknown[] = [], name?: string) =>
         (await runStatement(target, { text, values: params, ...(name ? { name } : {}) }, signal)).rows as T[],
     });
-  // A named statement of an ordinary read is planned once per connection; an expensive read's is
-  // planned with its values on its own pool, like an unnamed one.
+  // A named statement of an ordinary read gets a forced generic plan on the named pool; an
+  // expensive read's runs on its own pool under PostgreSQL's own plan choice (custom plans first).
   const ordinary = (signal?: AbortSignal): Sql => {
     const named = on(pools.named, signal);
     const unnamed = on(pools.queries, signal);

@@ -94,6 +94,11 @@ export interface RecordQuery {
   where: string;
   order: string;
   limit: string;
+  /**
+   * The most rows a parameter in `limit` can let through, written into the text as a bound the
+   * planner sees: a generic plan takes a LIMIT parameter for a tenth of the matching rows.
+   */
+  maxRows?: number;
 }
 
 /**
@@ -121,9 +126,14 @@ export async function loadRecords(
  */
 function recordSql(needs: RecordNeeds, page: RecordQuery, param: (value: unknown) => string): string {
   const large = [needs.content ? ', m.content' : '', needs.metadata ? ', m.metadata' : ''].join('');
-  const inner = `SELECT m.id, m."agentId", m.type, m.scope, m.timeframe, m."sourceRunId", m."producerId", m."runKind",
+  const selected = `SELECT m.id, m."agentId", m.type, m.scope, m.timeframe, m."sourceRunId", m."producerId", m."runKind",
       m."isCorrection", m."createdAt", m."expiresAt", m."expiryPolicy", m."idempotencyKey", m."requestHash", m.seq::text AS seq${large}
-    FROM "Memory" m WHERE ${page.where} ${page.order} ${page.limit}`;
+    FROM "Memory" m WHERE ${page.where} ${page.order}`;
+  // B4: planned for at most maxRows rows, not thousands (a seq scan and sort, or JIT on every execution).
+  const inner =
+    page.maxRows === undefined
+      ? `${selected} ${page.limit}`
+      : `SELECT * FROM (${selected} LIMIT ${page.maxRows}) m ${page.order} ${page.limit}`;
   const relations = [
     needs.targets
       ? `ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."memoryId" = m.id ORDER BY t.position) AS instruments`

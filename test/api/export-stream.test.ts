@@ -33,10 +33,11 @@ let beforePage: ((agentId: string, read: number) => Promise<void> | void) | null
 beforeAll(async () => {
   h = await startHarness({
     logLines,
-    // Counts the export's page statements per agent and lets a test delay or fail one.
-    beforeStatement: async ({ params, name }) => {
+    // Counts the export's page statements per agent and lets a test delay or fail one (by their
+    // text: an export's pages are unnamed, planned with their values).
+    beforeStatement: async ({ params, text }) => {
       const agentId = params[0];
-      if (name?.startsWith('page_') && typeof agentId === 'string') {
+      if (text.startsWith('WITH page AS') && typeof agentId === 'string') {
         const read = (pageReads.get(agentId) ?? 0) + 1;
         pageReads.set(agentId, read);
         await beforePage?.(agentId, read);
