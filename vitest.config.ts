@@ -1,18 +1,40 @@
 import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { classifyTestFiles } from './test/support/projects.js';
 
-export default defineConfig({
+const root = path.dirname(fileURLToPath(import.meta.url));
+// Read from the sources on every start (test/support/projects.ts): a new file needs no list.
+const { once } = classifyTestFiles(root);
+
+// Both projects run the same way; only which files they hold differs. Not `extends: true`: that
+// would run the root's globalSetup once more per project.
+const project = {
   // One graphql instance: packages that require() it and files that import it must share the CommonJS build.
   resolve: { alias: { graphql: createRequire(import.meta.url).resolve('graphql') } },
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
     // Pothos' onUnusedQuery: 'error' in every test file.
     setupFiles: ['test/support/setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Files run in parallel workers; each gets its own database (a PGlite copy or a fresh PostgreSQL database).
-    pool: 'forks',
+    pool: 'forks' as const,
+  },
+};
+
+export default defineConfig({
+  test: {
+    // Once per run, for both projects: migrates the PGlite snapshot (and the PostgreSQL template).
+    globalSetup: ['test/support/global-setup.ts'],
+    // Files run in parallel workers, shared by both projects; each file gets its own database (a
+    // PGlite copy or a fresh PostgreSQL database).
     maxWorkers: 2,
+    projects: [
+      // Whatever the database kind may change: `npm test` runs it on PGlite, `npm run test:postgres`
+      // (CI's second pass) on PostgreSQL. Everything not proven independent lands here.
+      { ...project, test: { ...project.test, name: 'db', include: ['test/**/*.test.ts'], exclude: once } },
+      // No database of the run's kind (none, or always the same one): `npm test` runs it once.
+      { ...project, test: { ...project.test, name: 'once', include: once } },
+    ],
   },
 });

@@ -1,5 +1,5 @@
-// Migrates once per test run: a PGlite snapshot file, or a PostgreSQL template database that each
-// test file clones (CREATE DATABASE … TEMPLATE), so every file starts from an empty, migrated store.
+// Migrates once per test run: a PGlite snapshot file, and on PostgreSQL runs a template database
+// that each test file clones (CREATE DATABASE … TEMPLATE), so every file starts from an empty, migrated store.
 // Names are unique per run, so concurrent runs (a developer and CI on one machine) never collide.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -18,35 +18,52 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  if (testDatabaseUrl) {
-    const template = `memory_test_template_${randomBytes(6).toString('hex')}`;
-    const adminUrl = withDatabaseName(testDatabaseUrl, 'postgres');
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${template}`);
-    await admin.end();
-    const db = await openDatabase({ databaseUrl: withDatabaseName(testDatabaseUrl, template), dataDir: '' });
-    await db.migrate();
-    await db.close();
-    project.provide('postgresTemplate', template);
-    project.provide('pgliteSnapshot', '');
-    return async () => {
-      const dropper = new pg.Client({ connectionString: adminUrl });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
-      await dropper.end();
-    };
-  }
+  // The snapshot is there on PostgreSQL runs too (a few seconds): tests that seed an embedded data
+  // folder from it (faults.test.ts) then behave the same in both runs, which keeps them in project
+  // `once` (test/support/projects.ts).
+  const snapshot = await pgliteSnapshot();
+  const template = testDatabaseUrl
+    ? await postgresTemplate(testDatabaseUrl).catch(async (error: unknown) => {
+        await snapshot.remove();
+        throw error;
+      })
+    : null;
+  project.provide('pgliteSnapshot', snapshot.file);
+  project.provide('postgresTemplate', template?.name ?? '');
+  return async () => {
+    await template?.drop();
+    await snapshot.remove();
+  };
+}
+
+async function pgliteSnapshot(): Promise<{ file: string; remove(): Promise<void> }> {
   const db = await openDatabase({ dataDir: 'memory://' });
   await db.migrate();
   const dump = await db.pglite!.dumpDataDir('none');
   await db.close();
   const folder = await mkdtemp(path.join(os.tmpdir(), 'memory-test-'));
-  const snapshot = path.join(folder, 'migrated.tar');
-  await writeFile(snapshot, Buffer.from(await dump.arrayBuffer()));
-  project.provide('pgliteSnapshot', snapshot);
-  project.provide('postgresTemplate', '');
-  return async () => {
-    await rm(folder, { recursive: true, force: true });
+  const file = path.join(folder, 'migrated.tar');
+  await writeFile(file, Buffer.from(await dump.arrayBuffer()));
+  return { file, remove: () => rm(folder, { recursive: true, force: true }) };
+}
+
+async function postgresTemplate(serverUrl: string): Promise<{ name: string; drop(): Promise<void> }> {
+  const name = `memory_test_template_${randomBytes(6).toString('hex')}`;
+  const adminUrl = withDatabaseName(serverUrl, 'postgres');
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const db = await openDatabase({ databaseUrl: withDatabaseName(serverUrl, name), dataDir: '' });
+  await db.migrate();
+  await db.close();
+  return {
+    name,
+    async drop() {
+      const dropper = new pg.Client({ connectionString: adminUrl });
+      await dropper.connect();
+      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await dropper.end();
+    },
   };
 }
