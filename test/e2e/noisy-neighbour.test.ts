@@ -17,11 +17,14 @@ import {
 
 const ADMIN = 'adm_noisy_neighbour_0123456789abcdef';
 /**
- * PGlite runs one statement at a time on the process's event loop, so there another agent waits for
- * at most one expensive statement: the agent is sized so that one phrase search over it stays well
- * under a second on a loaded 2-core machine. PostgreSQL gets twice as many.
+ * The noisy agent's size: every search word is in nearly every record, so one phrase search rechecks
+ * them all. On PGlite, which runs one statement at a time on the process's event loop, the other
+ * agent waits for at most one such statement; on PostgreSQL up to the expensive lane's statements
+ * share its two cores with the other agent's. 3,000 records keep one search at a few hundred ms on
+ * a loaded CI machine (the old code took seconds per search here and stalled the other agent for
+ * more than 30 s).
  */
-const RECORDS = testDatabaseUrl ? 6000 : 3000;
+const RECORDS = 3000;
 const LOAD_MS = 6000;
 const SEARCHES = 20;
 const EXPORTS = 2;
@@ -171,9 +174,11 @@ describe('S8: a noisy neighbour', () => {
       ]),
     );
     const report = JSON.stringify({ summary, outcomes: Object.fromEntries(outcomes) });
-    // The noise really ran (searches answered and some were refused for the budget) …
+    // The noise really ran: every searcher was answered (a page, or RATE_LIMITED once the token's
+    // slots were taken; the budget itself is proven in test/api/cost-isolation.test.ts) …
+    const searchCalls = (outcomes.get('ok') ?? 0) + (outcomes.get('RATE_LIMITED') ?? 0);
     expect(outcomes.get('ok') ?? 0, report).toBeGreaterThan(0);
-    expect(outcomes.get('RATE_LIMITED') ?? 0, report).toBeGreaterThan(0);
+    expect(searchCalls, report).toBeGreaterThanOrEqual(SEARCHES);
     // … and the quiet agent was served throughout.
     for (const [name, { n, p99: value }] of Object.entries(summary)) {
       expect(n, `${name}: ${report}`).toBeGreaterThanOrEqual(5);

@@ -6,6 +6,13 @@ import { inject } from 'vitest';
 import { testDatabaseUrl, withDatabaseName } from './env.js';
 
 /** A fresh, migrated, empty database for one test file (PGlite in memory, or a new PostgreSQL database). */
+/**
+ * S7's bound for a test's database unless the test sets its own: the statement bound is proven by
+ * the tests that set it, and a loaded CI machine must not turn an ordinary test's read into a
+ * QUERY_TIMEOUT.
+ */
+const TEST_STATEMENT_TIMEOUT_MS = 30_000;
+
 export async function createTestDatabase(
   options: Pick<DatabaseConfig, 'onStatement' | 'beforeStatement' | 'statementTimeoutMs'> = {},
 ): Promise<Database & { url?: string }> {
@@ -16,7 +23,12 @@ export async function createTestDatabase(
     await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplate')}`);
     await admin.end();
     const url = withDatabaseName(testDatabaseUrl, name);
-    const db = await openDatabase({ databaseUrl: url, dataDir: '', ...options });
+    const db = await openDatabase({
+      databaseUrl: url,
+      dataDir: '',
+      ...options,
+      statementTimeoutMs: options.statementTimeoutMs ?? TEST_STATEMENT_TIMEOUT_MS,
+    });
     const closeConnections = db.close.bind(db);
     return Object.assign(db, {
       url,
