@@ -75,8 +75,6 @@ export interface Database {
    * signal, on the expensive pool when `expensive`. Prisma, writes and transactions are unchanged.
    */
   scoped(scope: StatementScope): Database;
-  /** S7: the bound of a read in ms; on PGlite, which cannot interrupt a statement, none is enforced. */
-  readonly statementTimeoutMs: number;
   /** The PostgreSQL pools by name (null for PGlite), for metrics. */
   readonly pools: Readonly<Record<PoolName, pg.Pool>> | null;
   /** The embedded database (null for PostgreSQL). */
@@ -160,6 +158,12 @@ function makeDatabase(
   const direct = pools
     ? pgSql(pools, observed)
     : pgliteSql(pglite!, observed, onStatement, statementTimeoutMs);
+  const poolsByName = pools && {
+    queries: pools.queries.pool,
+    named: pools.named.pool,
+    writes: pools.writes.pool,
+    expensive: pools.expensive.pool,
+  };
   let closed = false;
   const withScope = (scope: StatementScope): Database => ({
     kind,
@@ -168,13 +172,7 @@ function makeDatabase(
     writeSql: direct.writes,
     sqlTransaction: direct.sqlTransaction,
     scoped: (more) => withScope({ ...scope, ...more }),
-    statementTimeoutMs,
-    pools: pools && {
-      queries: pools.queries.pool,
-      named: pools.named.pool,
-      writes: pools.writes.pool,
-      expensive: pools.expensive.pool,
-    },
+    pools: poolsByName,
     pglite,
     migrate: () => driver.migrate(),
     async ping() {

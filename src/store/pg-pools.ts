@@ -38,7 +38,7 @@ export interface StatementPool {
 }
 
 /** The expensive pool's size: its connections are all the expensive reads that can run at once. */
-export const expensivePoolSize = (poolSize: number) => Math.max(2, Math.round(poolSize / 5));
+const expensivePoolSize = (poolSize: number) => Math.max(2, Math.round(poolSize / 5));
 
 export function openPools(settings: PoolSettings): PgPools {
   const { connectionString, poolSize, statementTimeoutMs, writeTimeoutMs } = settings;
@@ -125,18 +125,18 @@ export async function runStatement(
   signal?.addEventListener('abort', cancel, { once: true });
   try {
     const result = await client.query(config);
-    signal?.removeEventListener('abort', cancel);
     // A cancel request still on its way could stop the next statement on this connection: never reuse it.
     client.release(cancelled);
     return result;
   } catch (error) {
-    signal?.removeEventListener('abort', cancel);
     // A server-reported error leaves the connection usable; anything else (a lost connection) does not.
     client.release(cancelled || !(error instanceof pg.DatabaseError) ? toError(error) : undefined);
     if (error instanceof pg.DatabaseError && error.code === QUERY_CANCELED) {
       throw cancelled ? new ReadCancelledError() : new QueryTimeoutError(target.timeoutMs);
     }
     throw error;
+  } finally {
+    signal?.removeEventListener('abort', cancel);
   }
 }
 
