@@ -1,34 +1,20 @@
 // L3: two real server processes on one PostgreSQL, fanned out through Redis.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  agentOverHttp,
-  createPostgresDatabase,
-  gqlOverHttp,
-  startServiceProcess,
-  type ServiceProcess,
-} from '../support/processes.js';
+import { agentOverHttp, gqlOverHttp, startInstancePair, type ServiceProcess } from '../support/processes.js';
 import { subscribeWs, wsClient } from '../support/live.js';
 
 const ADMIN = 'adm_multi_instance_token_0123456789';
-let database: { url: string; drop(): Promise<void> };
+let instances: Awaited<ReturnType<typeof startInstancePair>> | undefined;
 let a: ServiceProcess;
 let b: ServiceProcess;
 
 beforeAll(async () => {
-  database = await createPostgresDatabase();
-  const env = {
-    DATABASE_URL: database.url,
-    ADMIN_TOKEN: ADMIN,
-    REDIS_URL: 'redis://127.0.0.1:6379',
-    DEMO: '0',
-  };
-  a = await startServiceProcess(env); // migrates the new database
-  b = await startServiceProcess(env);
+  instances = await startInstancePair(ADMIN);
+  ({ a, b } = instances);
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all([a?.stop(), b?.stop()]);
-  await database?.drop();
+  await instances?.stop();
 });
 
 describe('several instances (L3)', () => {

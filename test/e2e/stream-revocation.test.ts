@@ -5,12 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLOSE_FORBIDDEN } from '../../src/realtime/ws-server.js';
 import { readExportSlowly, type SlowExport } from '../support/export.js';
 import { openSocket, openSse, subscribeWs, wsClient } from '../support/live.js';
-import {
-  createPostgresDatabase,
-  gqlOverHttp,
-  startServiceProcess,
-  type ServiceProcess,
-} from '../support/processes.js';
+import { gqlOverHttp, startInstancePair, type ServiceProcess } from '../support/processes.js';
 
 const ADMIN = 'adm_stream_revocation_token_0123456789';
 /** 1,500 records of 16 KB: 24 MB, about 6 s for the slow reader — it cannot finish within 1 s. */
@@ -18,7 +13,7 @@ const RECORDS = 1500;
 const CONTENT_BYTES = 16 * 1024;
 const SLOW_READER_BYTES_PER_SECOND = 4 * 1024 * 1024;
 
-let database: { url: string; drop(): Promise<void> };
+let instances: Awaited<ReturnType<typeof startInstancePair>> | undefined;
 let a: ServiceProcess;
 let b: ServiceProcess;
 let agentId: string;
@@ -34,15 +29,8 @@ const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
   ]);
 
 beforeAll(async () => {
-  database = await createPostgresDatabase();
-  const env = {
-    DATABASE_URL: database.url,
-    ADMIN_TOKEN: ADMIN,
-    REDIS_URL: 'redis://127.0.0.1:6379',
-    DEMO: '0',
-  };
-  a = await startServiceProcess(env); // migrates the new database
-  b = await startServiceProcess(env);
+  instances = await startInstancePair(ADMIN);
+  ({ a, b } = instances);
   ({
     createAgent: { id: agentId },
   } = await admin<{ createAgent: { id: string } }>(
@@ -70,8 +58,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await Promise.all([a?.stop(), b?.stop()]);
-  await database?.drop();
+  await instances?.stop();
 });
 
 async function operatorToken(): Promise<{ id: string; token: string }> {

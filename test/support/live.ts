@@ -110,6 +110,25 @@ export function subscribeWs(client: Client, variables: Record<string, unknown> =
   return sub;
 }
 
+/** A memoryAdded subscription over GraphQL-over-SSE (`accept: text/event-stream`), as a plain fetch. */
+function postSubscription(
+  baseUrl: string,
+  token: string,
+  variables: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<Response> {
+  return fetch(`${baseUrl}/graphql`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      authorization: `Bearer ${token}`,
+    },
+    body: JSON.stringify({ query: MEMORY_ADDED, variables }),
+    signal,
+  });
+}
+
 /** The `data` of each event of a text/event-stream body, in order (events without data are skipped). */
 export async function* sseData(response: Response): AsyncGenerator<string> {
   const decoder = new TextDecoder();
@@ -140,16 +159,7 @@ export function subscribeSse(
   const abort = new AbortController();
   void (async () => {
     try {
-      const response = await fetch(`${baseUrl}/graphql`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'text/event-stream',
-          authorization: `Bearer ${token}`,
-        },
-        body: JSON.stringify({ query: MEMORY_ADDED, variables }),
-        signal: abort.signal,
-      });
+      const response = await postSubscription(baseUrl, token, variables, abort.signal);
       for await (const data of sseData(response)) {
         const payload = JSON.parse(data) as { data?: { memoryAdded: Edge }; errors?: unknown[] };
         if (payload.errors?.length) sub.fail(payload.errors);
@@ -215,16 +225,7 @@ export async function openSse(
   variables: Record<string, unknown> = {},
 ): Promise<SseStream> {
   const abort = new AbortController();
-  const response = await fetch(`${baseUrl}/graphql`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'text/event-stream',
-      authorization: `Bearer ${token}`,
-    },
-    body: JSON.stringify({ query: MEMORY_ADDED, variables }),
-    signal: abort.signal,
-  });
+  const response = await postSubscription(baseUrl, token, variables, abort.signal);
   const results: SseResult[] = [];
   const ended = (async () => {
     try {

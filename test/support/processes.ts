@@ -113,6 +113,36 @@ export function runServiceToExit(
   });
 }
 
+/**
+ * Several instances (L3, S10): two service processes on one fresh PostgreSQL database with Redis
+ * between them; `stop` ends both and drops the database.
+ */
+export async function startInstancePair(
+  adminToken: string,
+): Promise<{ a: ServiceProcess; b: ServiceProcess; stop(): Promise<void> }> {
+  const database = await createPostgresDatabase();
+  const env = {
+    DATABASE_URL: database.url,
+    ADMIN_TOKEN: adminToken,
+    REDIS_URL: 'redis://127.0.0.1:6379',
+    DEMO: '0',
+  };
+  const started: ServiceProcess[] = [];
+  const stop = async () => {
+    await Promise.all(started.map((service) => service.stop()));
+    await database.drop();
+  };
+  try {
+    started.push(await startServiceProcess(env)); // migrates the new database
+    started.push(await startServiceProcess(env));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const [a, b] = started as [ServiceProcess, ServiceProcess];
+  return { a, b, stop };
+}
+
 /** A GraphQL request to a service process; throws on `errors`. */
 export async function gqlOverHttp<T>(
   base: string,
