@@ -21,7 +21,7 @@ export interface GraphQLContext {
   signal: AbortSignal;
   /** The operation's answer is complete: its reads still running are cancelled (S9). */
   endRequest(): void;
-  /** S8: an MCP list call (`x-mcp-tool` from the service's own MCP tools): counted as expensive. */
+  /** S8: an MCP list call (the MCP tools' `x-mcp-list-call` header): counted as expensive. */
   mcpListCall: boolean;
   caller: Caller | null;
   /** Why a sent token was refused (null when none was sent). */

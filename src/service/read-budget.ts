@@ -15,18 +15,16 @@ const WAIT_MS = 1000;
 export class ReadBudget {
   private readonly slots: Slots;
 
-  constructor(perToken: number, onRefused: () => void = () => {}) {
+  constructor(perToken: number) {
     this.slots = new Slots({
       perKey: perToken,
       total: Number.POSITIVE_INFINITY,
       waitMs: WAIT_MS,
-      refusal: () => {
-        onRefused();
-        return new RateLimitedError(
+      refusal: () =>
+        new RateLimitedError(
           `Too many expensive reads at once (searches, exports, MCP list calls): at most ${perToken} per token; retry when one has answered`,
           Math.ceil(WAIT_MS / 1000),
-        );
-      },
+        ),
     });
   }
 
