@@ -8,6 +8,7 @@ import { preparePgliteDataset } from './browse-pglite-data.js';
 import { BROWSE_OPS, TYPES_OP, serviceSide, type Op, type Side } from './browse-sides.js';
 import { describe, measureSides, type Sample } from './browse.js';
 import { startServiceProcess } from './support.js';
+import { mergeReports, type BenchRow, type ScenarioReport } from './table.js';
 
 const ON_PGLITE = 'service on PGlite';
 const ON_POSTGRES = 'service on PostgreSQL';
@@ -44,20 +45,28 @@ const describePglite = (s: Sample) =>
   `${s.rps.toFixed(0)} req/s, p50 ${s.p50.toFixed(0)} ms, p99 ${s.p99.toFixed(0)} ms, ` +
   `${s.cpu.toFixed(2)} ms CPU/request (its database included, in-process)`;
 
-function line(scenario: string, records: number, op: Op, results: Map<string, Sample>): string {
+function report(scenario: string, records: number, op: Op, results: Map<string, Sample>): ScenarioReport {
   const pglite = results.get(ON_PGLITE)!;
   const postgres = results.get(ON_POSTGRES)!;
-  return (
-    `${scenario} (PGlite): ${(pglite.rps / postgres.rps).toFixed(2)}x req/s (PGlite vs the service on PostgreSQL) — ` +
-    `${op.label}, ${records} records: ${ON_PGLITE} ${describePglite(pglite)}; ${ON_POSTGRES} ${describe(postgres)}`
-  );
+  const ratio = pglite.rps / postgres.rps;
+  const line =
+    `${scenario} (PGlite): ${ratio.toFixed(2)}x req/s (PGlite vs the service on PostgreSQL) — ` +
+    `${op.label}, ${records} records: ${ON_PGLITE} ${describePglite(pglite)}; ${ON_POSTGRES} ${describe(postgres)}`;
+  const row: BenchRow = {
+    row: `${scenario} (PGlite): ${op.label}`,
+    ratio,
+    of: 'the service on PostgreSQL req/s',
+    better: 'higher',
+    figures: `${pglite.rps.toFixed(0)} req/s, p50 ${pglite.p50.toFixed(0)} ms, p99 ${pglite.p99.toFixed(0)} ms (${records} records)`,
+  };
+  return { lines: [line], rows: [row] };
 }
 
 /** `browse-pglite` (the four page reads) or `types-pglite` (type counts), on the bench:data dataset (quick: its quick size). */
 export async function runBrowsePgliteBench(
   scenario: 'browse' | 'types',
   options: { databaseUrl: string; quick?: boolean },
-): Promise<string> {
+): Promise<ScenarioReport> {
   const quick = options.quick ?? false;
   const log = (message: string) => process.stderr.write(`${message}\n`);
   const dataset = await prepareBrowseDataset(options.databaseUrl, { quick, log });
@@ -66,7 +75,7 @@ export async function runBrowsePgliteBench(
   try {
     const ops = scenario === 'browse' ? BROWSE_OPS : [TYPES_OP];
     const measured = await measureSides(`${scenario} (PGlite)`, dataset, sides, ops, quick);
-    return measured.map(({ op, results }) => line(scenario, dataset.records, op, results)).join('\n');
+    return mergeReports(measured.map(({ op, results }) => report(scenario, dataset.records, op, results)));
   } finally {
     await close();
   }

@@ -96,17 +96,19 @@ const PEER_FIELDS_QUERY = `
   }
 `;
 
-/** The other side of the equal-work comparison: first page and page 2 (the issue's two goal rows). */
+export const SAME_FIELDS_AS_PEER = 'service with PostGraphile’s fields';
+
+/** The other side of the equal-work comparison: every page the PostGraphile side serves. */
 export function serviceWithPeerFieldsSide(url: string, pid: number): Side {
-  const side = serviceSide(url, pid, 'service with PostGraphile’s fields');
+  const side = serviceSide(url, pid, SAME_FIELDS_AS_PEER);
   return {
     ...side,
-    supports: (op) => op.key === 'first' || op.key === 'page2',
+    supports: (op) => op.key !== 'types',
     body: (op, after) =>
       JSON.stringify({
         query: PEER_FIELDS_QUERY,
         variables: {
-          filter: op.type ? { types: [op.type] } : {},
+          filter: { ...(op.type ? { types: [op.type] } : {}), ...(op.window ? { window: WINDOW } : {}) },
           first: PAGE,
           after: op.page2 ? after : null,
         },

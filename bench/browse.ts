@@ -19,11 +19,13 @@ import {
   postgraphileSide,
   serviceSide,
   serviceWithPeerFieldsSide,
+  SAME_FIELDS_AS_PEER,
   type Op,
   type Side,
 } from './browse-sides.js';
 import { cpuSeconds } from './fanout-fleet.js';
 import { postJson, startListeningProcess, startServiceProcess } from './support.js';
+import { mergeReports, type BenchRow, type ScenarioReport } from './table.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const loadAverage = () =>
@@ -153,15 +155,39 @@ export const describe = (s: Sample) =>
   `${s.rps.toFixed(0)} req/s, p50 ${s.p50.toFixed(0)} ms, p99 ${s.p99.toFixed(0)} ms, ` +
   `${s.cpu.toFixed(2)} ms CPU/request (+${s.db.toFixed(2)} ms in PostgreSQL)`;
 
-function line(scenario: string, op: Op, results: Map<string, Sample>): string {
+const figures = (s: Sample) =>
+  `${s.rps.toFixed(0)} req/s, p50 ${s.p50.toFixed(0)} ms, p99 ${s.p99.toFixed(0)} ms`;
+
+/** The op's line for stdout and its rows: the tab's document, and (where measured) the equal-work one. */
+function report(scenario: string, op: Op, results: Map<string, Sample>): ScenarioReport {
   const service = results.get('service')!;
   const reference = results.has('PostGraphile') ? 'PostGraphile' : 'raw pg';
+  const baseline = results.get(reference)!;
   const others = [...results].filter(([name]) => name !== 'service');
-  return (
-    `${scenario}: ${(service.rps / results.get(reference)!.rps).toFixed(2)}x of ${reference} req/s ` +
+  const line =
+    `${scenario}: ${(service.rps / baseline.rps).toFixed(2)}x of ${reference} req/s ` +
     `(${op.label}: service ${describe(service)}) — ` +
-    others.map(([name, sample]) => `${name} ${describe(sample)}`).join('; ')
-  );
+    others.map(([name, sample]) => `${name} ${describe(sample)}`).join('; ');
+  const rows: BenchRow[] = [
+    {
+      row: `${scenario}: ${op.label}`,
+      ratio: service.rps / baseline.rps,
+      of: `${reference} req/s`,
+      better: 'higher',
+      figures: `${figures(service)}, +${service.db.toFixed(2)} ms PostgreSQL; ${reference} ${figures(baseline)}`,
+    },
+  ];
+  // The same work on both sides: the service asked exactly PostGraphile's fields (a second line, not the goal).
+  const sameFields = results.get(SAME_FIELDS_AS_PEER);
+  if (sameFields && reference === 'PostGraphile')
+    rows.push({
+      row: `${scenario}: ${op.label}, equal work`,
+      ratio: sameFields.rps / baseline.rps,
+      of: 'PostGraphile req/s',
+      better: 'higher',
+      figures: figures(sameFields),
+    });
+  return { lines: [line], rows };
 }
 
 interface Options {
@@ -290,7 +316,10 @@ export async function measureSides(
 }
 
 /** `browse` (the four page reads, PostGraphile included) or `types` (type counts; service and raw pg). */
-export async function runBrowseBench(scenario: 'browse' | 'types', options: Options): Promise<string> {
+export async function runBrowseBench(
+  scenario: 'browse' | 'types',
+  options: Options,
+): Promise<ScenarioReport> {
   const quick = options.quick ?? false;
   const dataset = await prepareBrowseDataset(options.databaseUrl, {
     quick,
@@ -303,7 +332,7 @@ export async function runBrowseBench(scenario: 'browse' | 'types', options: Opti
     const ops =
       scenario === 'browse' ? BROWSE_OPS.filter((op) => !only || only.includes(op.key)) : [TYPES_OP];
     const measured = await measureSides(scenario, dataset, sides, ops, quick);
-    return measured.map(({ op, results }) => line(scenario, op, results)).join('\n');
+    return mergeReports(measured.map(({ op, results }) => report(scenario, op, results)));
   } finally {
     await close();
   }

@@ -2,6 +2,7 @@
 // the best single hand-written SQL statement for the same answer, over a production-size dataset.
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import type { ScenarioReport } from './table.js';
 import { pino } from 'pino';
 import { createMemoryEvents } from '../src/realtime/events.js';
 import { createServer } from '../src/server.js';
@@ -484,7 +485,7 @@ async function measure(
   return { graphql: stats(graphqlMs), baseline: stats(baselineMs) };
 }
 
-export async function runContextBench(options: { databaseUrl: string }): Promise<string> {
+export async function runContextBench(options: { databaseUrl: string }): Promise<ScenarioReport> {
   const log = (line: string) => console.error(line);
   const url = await prepareDatabase(options.databaseUrl, log);
   const agentId = (
@@ -605,7 +606,19 @@ export async function runContextBench(options: { databaseUrl: string }): Promise
         `${((weight.totalMs - weight.heldMs) / weight.answers).toFixed(2)} ms`,
     );
     const ratio = main.graphql.p50 / main.baseline.p50;
-    return `context: ${ratio.toFixed(2)}x of hand-written SQL latency (p50 ${main.graphql.p50.toFixed(2)} ms, p99 ${main.graphql.p99.toFixed(2)} ms)`;
+    const service = `p50 ${main.graphql.p50.toFixed(2)} ms, p99 ${main.graphql.p99.toFixed(2)} ms`;
+    return {
+      lines: [`context: ${ratio.toFixed(2)}x of hand-written SQL latency (${service})`],
+      rows: [
+        {
+          row: 'context',
+          ratio,
+          of: 'hand-written SQL p50 latency',
+          better: 'lower',
+          figures: `${service}; SQL p50 ${main.baseline.p50.toFixed(2)} ms, p99 ${main.baseline.p99.toFixed(2)} ms`,
+        },
+      ],
+    };
   } finally {
     await baselinePool.end();
     await server.close();

@@ -14,6 +14,7 @@ import {
   type Fleet,
 } from './fanout-fleet.js';
 import { percentile } from './support.js';
+import { mergeReports, type BenchRow, type ScenarioReport } from './table.js';
 
 const CLIENT_PROCESSES = 2;
 
@@ -82,6 +83,21 @@ type Measured = Awaited<ReturnType<typeof measure>>;
 /** Server CPU per delivery (µs), writes included. */
 const cpuPerDelivery = (result: Measured) => (result.serverCpu / Math.max(1, result.latencies.length)) * 1e6;
 
+/** A rate's row: server CPU per delivery against the bare-ws baseline's at the same rate (lower is better). */
+function rowOf(result: Measured, activeSubscribers: number, baseline?: Measured): BenchRow {
+  const { latencies, total } = result;
+  const lost = total * activeSubscribers - latencies.length;
+  return {
+    row: `fanout: ${result.label}, ${result.rate} writes/s`,
+    ratio: baseline ? cpuPerDelivery(result) / cpuPerDelivery(baseline) : null,
+    of: baseline ? 'bare ws CPU per delivery' : 'none (the baseline itself)',
+    better: 'lower',
+    figures:
+      `p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms, ` +
+      `${cpuPerDelivery(result).toFixed(1)} µs CPU/delivery, ${lost} lost, ${result.closed} cut off`,
+  };
+}
+
 function line(result: Measured, activeSubscribers: number, rssPer1000: number, baseline?: Measured) {
   const { latencies, total, serverCpu, elapsed } = result;
   const expected = total * activeSubscribers;
@@ -111,7 +127,7 @@ interface Row {
 /** The rates' results of the baseline row, which the service rows are compared with. */
 const baselines = new Map<number, Measured>();
 
-async function runRow(databaseUrl: string, row: Row, seconds: number): Promise<string[]> {
+async function runRow(databaseUrl: string, row: Row, seconds: number): Promise<ScenarioReport> {
   progress(`${row.label}: starting`);
   const fleet = row.instances ? await serviceFleet(databaseUrl, row.instances) : await baselineFleet();
   const clients = Array.from({ length: CLIENT_PROCESSES }, forkClient);
@@ -124,26 +140,35 @@ async function runRow(databaseUrl: string, row: Row, seconds: number): Promise<s
     await sleep(2000);
     const connections = row.active + row.idle;
     const rssPer1000 = ((rss() - before) * 1000) / connections;
-    if (!row.rates.length)
-      return [
-        `fanout: ${row.label}: ${((rssPer1000 * 1024) / 1000).toFixed(1)} KB server RSS per socket ` +
-          `(+${(rss() - before).toFixed(0)} MB for ${connections} sockets)`,
-      ];
-    const lines = [];
+    if (!row.rates.length) {
+      const perSocket = `${((rssPer1000 * 1024) / 1000).toFixed(1)} KB server RSS per socket`;
+      return {
+        lines: [
+          `fanout: ${row.label}: ${perSocket} (+${(rss() - before).toFixed(0)} MB for ${connections} sockets)`,
+        ],
+        rows: [{ row: `fanout: ${row.label}`, ratio: null, of: 'none', better: 'lower', figures: perSocket }],
+      };
+    }
+    const report: ScenarioReport = { lines: [], rows: [] };
     for (const rate of row.rates) {
       progress(`${row.label}: ${rate} writes/s for ${seconds} s`);
       const result = await measure(fleet, clients, rate, seconds, row.label);
       if (!row.instances) baselines.set(rate, result);
-      lines.push(line(result, row.active, rssPer1000, row.instances ? baselines.get(rate) : undefined));
+      const baseline = row.instances ? baselines.get(rate) : undefined;
+      report.lines.push(line(result, row.active, rssPer1000, baseline));
+      report.rows.push(rowOf(result, row.active, baseline));
     }
-    return lines;
+    return report;
   } finally {
     await Promise.all(clients.map((client) => client.close()));
     await fleet.close();
   }
 }
 
-export async function runFanoutBench(options: { databaseUrl: string; quick?: boolean }): Promise<string> {
+export async function runFanoutBench(options: {
+  databaseUrl: string;
+  quick?: boolean;
+}): Promise<ScenarioReport> {
   const scale = options.quick ? 0.05 : 1;
   const seconds = options.quick ? 2 : Number(process.env.BENCH_FANOUT_SECONDS || 15);
   const n = (count: number) => Math.max(2, Math.round(count * scale));
@@ -176,14 +201,14 @@ export async function runFanoutBench(options: { databaseUrl: string; quick?: boo
   const only = (name: string) => process.env[name]?.split(',').map(Number);
   const rowNumbers = only('BENCH_FANOUT_ROWS');
   const rates = only('BENCH_FANOUT_RATES');
-  const lines: string[] = [];
+  const reports: ScenarioReport[] = [];
   for (const [index, row] of rows.entries()) {
     if (rowNumbers && !rowNumbers.includes(index + 1)) continue;
     const chosen = { ...row, rates: rates ? row.rates.filter((rate) => rates.includes(rate)) : row.rates };
-    const rowLines = await runRow(options.databaseUrl, chosen, seconds);
+    const report = await runRow(options.databaseUrl, chosen, seconds);
     // Each row's figures as soon as it ends: a later row that fails does not take them with it.
-    for (const text of rowLines) process.stdout.write(`${text}\n`);
-    lines.push(...rowLines);
+    for (const text of report.lines) process.stdout.write(`${text}\n`);
+    reports.push({ lines: [], rows: report.rows });
   }
-  return `fanout: ${lines.length} lines above`;
+  return mergeReports(reports);
 }

@@ -1,8 +1,21 @@
 // npm run bench [-- write context fanout browse types write-pglite browse-pglite types-pglite]
-// [-- --quick]: scenarios on PostgreSQL, each printing one line of ratios (browse: one per operation);
-// the *-pglite ones measure the service on the embedded database (PGlite) against the same service on
-// PostgreSQL. BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the
-// server; each scenario uses its own database on it (browse and types share the bench:data dataset).
+// [-- --quick]: scenarios on PostgreSQL, each printing its lines of ratios; the *-pglite ones measure
+// the service on the embedded database (PGlite) against the same service on PostgreSQL.
+// BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server; each
+// scenario uses its own database on it (browse and types share the bench:data dataset).
+// A run of every scenario (no names, not --quick) records its one table in bench/README.md and the
+// README's Performance section; every full or partial run prints a REGRESSION line for each ratio
+// more than 10 % worse than the recorded table's, and then exits 1.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  recordTable,
+  regressions,
+  renderTable,
+  startRun,
+  type BenchRow,
+  type ScenarioReport,
+} from './table.js';
 import { runWriteBench } from './write.js';
 
 const databaseUrl = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -14,16 +27,16 @@ const named = args.filter((arg) => arg !== '--quick');
 
 const writeSeconds = Number(process.env.BENCH_SECONDS || (quick ? 2 : 10));
 
-type Scenario = () => Promise<string>;
+type Scenario = () => Promise<ScenarioReport>;
 const scenarios: Record<string, Scenario> = {
+  browse: async () => (await import('./browse.js')).runBrowseBench('browse', { databaseUrl, quick }),
+  types: async () => (await import('./browse.js')).runBrowseBench('types', { databaseUrl, quick }),
   write: () => runWriteBench({ databaseUrl, seconds: writeSeconds }),
   // context and fanout live in their own files (they load data / open connections); context has no
   // quick mode (its ≈2M-record dataset is the point) and is left out of a quick run unless named.
   context: async () => (await import('./context.js')).runContextBench({ databaseUrl }),
   fanout: async () => (await import('./fanout.js')).runFanoutBench({ databaseUrl, quick }),
-  browse: async () => (await import('./browse.js')).runBrowseBench('browse', { databaseUrl, quick }),
-  types: async () => (await import('./browse.js')).runBrowseBench('types', { databaseUrl, quick }),
-  // Issue 14 item 6: the same scenarios with the service on PGlite (its reference: the service on PostgreSQL).
+  // The same scenarios with the service on PGlite (its reference: the service on PostgreSQL).
   'write-pglite': async () =>
     (await import('./write-pglite.js')).runWritePgliteBench({ databaseUrl, seconds: writeSeconds, quick }),
   'browse-pglite': async () =>
@@ -32,12 +45,33 @@ const scenarios: Record<string, Scenario> = {
     (await import('./browse-pglite.js')).runBrowsePgliteBench('types', { databaseUrl, quick }),
 };
 
+const unknown = named.filter((name) => !scenarios[name]);
+if (unknown.length) {
+  console.error(`unknown scenario ${unknown.join(', ')}; choose from ${Object.keys(scenarios).join(', ')}`);
+  process.exit(2);
+}
 const wanted = named.length ? named : Object.keys(scenarios).filter((name) => !(quick && name === 'context'));
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+const tableFiles = [path.join(root, 'bench/README.md'), path.join(root, 'README.md')];
+// Before any scenario runs: a full run must be able to record its table at the end.
+if (!quick) for (const file of tableFiles) await recordTable(file, null, true);
+const run = startRun();
+const rows: BenchRow[] = [];
 for (const name of wanted) {
-  const scenario = scenarios[name];
-  if (!scenario) {
-    console.error(`unknown scenario ${name}; choose from ${Object.keys(scenarios).join(', ')}`);
-    process.exit(2);
-  }
-  console.log(await scenario());
+  const report = await scenarios[name]!();
+  for (const line of report.lines) console.log(line);
+  rows.push(...report.rows);
+}
+
+const table = renderTable(rows, run.finish());
+console.log(`\n${table}\n`);
+if (!quick) {
+  // Only a run of every row replaces the recorded table; any run is compared with it.
+  const everyRow = named.length === 0;
+  const recorded = await recordTable(tableFiles[0]!, everyRow ? table : null);
+  if (everyRow) await recordTable(tableFiles[1]!, table);
+  const found = regressions(rows, recorded);
+  for (const line of found) console.log(line);
+  if (everyRow) console.log('the table is recorded in bench/README.md and README.md ("Performance")');
+  if (found.length) process.exitCode = 1;
 }

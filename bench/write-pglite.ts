@@ -11,6 +11,7 @@ import { startPair, startPgliteServiceProcess } from './browse-pglite.js';
 import { backendCpu } from './browse.js';
 import { cpuSeconds } from './fanout-fleet.js';
 import { benchDatabase, closedLoop, percentile, startServiceProcess } from './support.js';
+import type { BenchRow, ScenarioReport } from './table.js';
 import { WRITE_CLIENTS, prepareWriters } from './write.js';
 
 const DATABASE = 'memory_bench_write_pglite';
@@ -60,7 +61,7 @@ export async function runWritePgliteBench(options: {
   databaseUrl: string;
   seconds: number;
   quick?: boolean;
-}): Promise<string> {
+}): Promise<ScenarioReport> {
   const rounds = Number(process.env.BENCH_WRITE_ROUNDS || (options.quick ? 1 : 3));
   const progress = (message: string) => process.stderr.write(`write (PGlite): ${message}\n`);
   const started = performance.now();
@@ -99,12 +100,19 @@ export async function runWritePgliteBench(options: {
     }
     const pglite = medianOf(samples.get('service on PGlite')!);
     const postgres = medianOf(samples.get('service on PostgreSQL')!);
-    return (
+    const line =
       `write (PGlite): ${(pglite.ops / postgres.ops).toFixed(2)}x ops/s (PGlite vs the service on PostgreSQL) — ` +
       `${WRITE_CLIENTS} clients, createMemory with 2 targets and 2 links, ${options.seconds} s × ${rounds} rounds: ` +
       `service on PGlite ${figures(pglite)} (its database included, in-process); ` +
-      `service on PostgreSQL ${figures(postgres)} (+${postgres.db.toFixed(2)} ms in PostgreSQL)`
-    );
+      `service on PostgreSQL ${figures(postgres)} (+${postgres.db.toFixed(2)} ms in PostgreSQL)`;
+    const row: BenchRow = {
+      row: 'write (PGlite)',
+      ratio: pglite.ops / postgres.ops,
+      of: 'the service on PostgreSQL ops/s',
+      better: 'higher',
+      figures: figures(pglite),
+    };
+    return { lines: [line], rows: [row] };
   } finally {
     await probe.end();
     await Promise.all([onPglite.close(), onPostgres.close()]);

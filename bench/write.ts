@@ -2,6 +2,7 @@
 // same inserts (record + targets + links in one transaction) as raw SQL through `pg`.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import type { ScenarioReport } from './table.js';
 import {
   BENCH_ADMIN_TOKEN,
   benchDatabase,
@@ -80,7 +81,10 @@ export async function prepareWriters(serviceUrl: string) {
   return { agentId, producerId: createProducer.id, runId, seedIds, input, write };
 }
 
-export async function runWriteBench(options: { databaseUrl: string; seconds: number }): Promise<string> {
+export async function runWriteBench(options: {
+  databaseUrl: string;
+  seconds: number;
+}): Promise<ScenarioReport> {
   const url = await benchDatabase(options.databaseUrl, 'memory_bench_write', true);
   const service = await startServiceProcess(url);
   try {
@@ -138,10 +142,14 @@ export async function runWriteBench(options: { databaseUrl: string; seconds: num
     const graphql = await closedLoop(CLIENTS, options.seconds, graphqlOp);
     await pool.end();
     const ratio = graphql.opsPerSecond / raw.opsPerSecond;
-    return (
-      `write: ${ratio.toFixed(2)}x of raw SQL throughput (${graphql.opsPerSecond.toFixed(0)} ops/s, p99 ${percentile(graphql.latencies, 99).toFixed(1)} ms)` +
-      ` — raw SQL ${raw.opsPerSecond.toFixed(0)} ops/s, p99 ${percentile(raw.latencies, 99).toFixed(1)} ms`
-    );
+    const mine = `${graphql.opsPerSecond.toFixed(0)} ops/s, p99 ${percentile(graphql.latencies, 99).toFixed(1)} ms`;
+    const floor = `${raw.opsPerSecond.toFixed(0)} ops/s, p99 ${percentile(raw.latencies, 99).toFixed(1)} ms`;
+    return {
+      lines: [`write: ${ratio.toFixed(2)}x of raw SQL throughput (${mine}) — raw SQL ${floor}`],
+      rows: [
+        { row: 'write', ratio, of: 'raw SQL ops/s', better: 'higher', figures: `${mine}; raw SQL ${floor}` },
+      ],
+    };
   } finally {
     await service.close();
   }
