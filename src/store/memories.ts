@@ -164,6 +164,9 @@ export async function insertMemory(sql: Sql, row: MemoryInsert, mode: 'write' | 
         linkTargets,
         linkTypes: row.links.map((link) => link.linkType),
       }),
+      // Prepared once per connection of the write pool (its plans stay PostgreSQL's choice: every
+      // lookup is by key): parsing and planning this statement cost more than running it.
+      `memory_${mode}`,
     )
     .catch((error: unknown) => {
       throw isSearchDocumentTooLong(error) ? searchDocumentError() : error;

@@ -4,11 +4,13 @@
 // declared expected plan here, and its generic plan must have that shape and do no more work than
 // the plan PostgreSQL makes with the values (EXPLAIN ANALYZE of both: row counts, buffers, plan
 // nodes; never times). PostgreSQL only: PGlite ignores statement names.
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PAGE_SIZE } from '../../src/domain/memory-filter.js';
+import { insertMemory, type MemoryInsert } from '../../src/store/memories.js';
 import { createTestDatabase } from '../support/db.js';
 import { testDatabaseUrl } from '../support/env.js';
 import {
@@ -16,8 +18,13 @@ import {
   sendEveryNamedStatement,
   type NamedStatement,
 } from '../support/named-statements.js';
-import { loadPlanDataset } from '../support/plan-dataset.js';
-import { explainStatement, memoryRowsReadThrough, type PlanPair } from '../support/plans.js';
+import { DATASET_END, loadPlanDataset, type PlanDataset } from '../support/plan-dataset.js';
+import {
+  explainGenericPlan,
+  explainStatement,
+  memoryRowsReadThrough,
+  type PlanPair,
+} from '../support/plans.js';
 import { statementNamingSites } from '../support/statement-sites.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -110,6 +117,12 @@ const EXPECTED: Expected[] = [
   },
 ];
 
+/**
+ * Sites whose named statement is prepared on the write pool, where plans stay PostgreSQL's choice (no
+ * forced generic plan), so a cached generic plan must read every growing table by key.
+ */
+const PREPARED_WRITES = ['src/store/memories.ts#insertMemory'];
+
 /** Sites that pass a caller's name on (or call something else `query`): they name nothing themselves. */
 const PASSING_ON = [
   'src/http/compiled-queries.ts#compiledQueries', // graphql-jit's compiled query(root, context, variables)
@@ -182,10 +195,11 @@ describe.skipIf(!testDatabaseUrl)('named statements: their generic plans', () =>
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let client: pg.Client;
   let statements: NamedStatement[];
+  let dataset: PlanDataset;
 
   beforeAll(async () => {
     db = await createTestDatabase({ beforeStatement: capture.hook });
-    const dataset = await loadPlanDataset(db.url!);
+    dataset = await loadPlanDataset(db.url!);
     statements = await sendEveryNamedStatement(db, capture, dataset);
     client = new pg.Client({ connectionString: db.url });
     await client.connect();
@@ -197,7 +211,9 @@ describe.skipIf(!testDatabaseUrl)('named statements: their generic plans', () =>
   });
 
   it('B1–B4, C10, L1, L2, W8: every place in src/ that names a statement is declared here (or passes a name on)', () => {
-    const declared = [...new Set([...EXPECTED.map((expected) => expected.source), ...PASSING_ON])].sort();
+    const declared = [
+      ...new Set([...EXPECTED.map((expected) => expected.source), ...PREPARED_WRITES, ...PASSING_ON]),
+    ].sort();
     expect(statementNamingSites(root)).toEqual(declared);
   });
 
@@ -227,4 +243,33 @@ describe.skipIf(!testDatabaseUrl)('named statements: their generic plans', () =>
     }
     expect(faults).toEqual([]);
   }, 120_000);
+
+  it('W9: the write statement, prepared on the write pool, reads every growing table by key in its generic plan', async () => {
+    const row: MemoryInsert = {
+      id: randomUUID(),
+      agentId: dataset.big.id,
+      type: 'market_structure',
+      scope: 'INSTRUMENTS',
+      content: 'plan probe',
+      metadata: {},
+      timeframe: null,
+      sourceRunId: dataset.runningRunId,
+      producerId: dataset.producerId,
+      runKind: 'ANALYSIS',
+      createdAt: DATASET_END,
+      expiresAt: null,
+      expiryPolicy: null,
+      idempotencyKey: null,
+      requestHash: null,
+      instruments: ['BTC', 'SOL'],
+      links: dataset.linkedIds.map((targetMemoryId) => ({ targetMemoryId, linkType: 'evidence' })),
+    };
+    const sent = await capture.first(() => insertMemory(db.writeSql, row, 'write'));
+    expect(sent.name).toBe('memory_write');
+    const plan = await explainGenericPlan(client, sent.text, sent.params);
+    const whole = plan.seqScans.filter((table) => GROWING.includes(table));
+    expect(whole).toEqual([]);
+    const { rows } = await client.query<{ jit_above_cost: string }>('SHOW jit_above_cost');
+    expect(plan.totalCost).toBeLessThan(Math.max(0, Number(rows[0]!.jit_above_cost)) || 100_000);
+  });
 });

@@ -130,6 +130,24 @@ export async function explainStatement(
   return pairs;
 }
 
+/**
+ * The generic plan of `text` for `values`, explained without running it (EXPLAIN without ANALYZE:
+ * a data-modifying statement changes nothing), as a statement prepared once and cached would use it.
+ */
+export async function explainGenericPlan(
+  client: pg.Client,
+  text: string,
+  values: readonly unknown[],
+): Promise<PlanFacts> {
+  await client.query('DEALLOCATE ALL');
+  await client.query(`PREPARE plan_probe AS ${text}`);
+  const args = await literals(client, values);
+  const results = (await client.query(
+    `SET plan_cache_mode = force_generic_plan; EXPLAIN (FORMAT JSON) EXECUTE plan_probe(${args.join(', ')}); RESET plan_cache_mode`,
+  )) as unknown as pg.QueryResult<{ 'QUERY PLAN': [Explained] }>[];
+  return factsOf(results[1]!.rows[0]!['QUERY PLAN'][0]);
+}
+
 /** The values as SQL literals of the text pg sends for them (arrays, dates and all). */
 async function literals(client: pg.Client, values: readonly unknown[]): Promise<string[]> {
   if (values.length === 0) return [];
