@@ -90,7 +90,7 @@ function rowOf(result: Measured, activeSubscribers: number, baseline?: Measured)
   return {
     row: `fanout: ${result.label}, ${result.rate} writes/s`,
     ratio: baseline ? cpuPerDelivery(result) / cpuPerDelivery(baseline) : null,
-    of: baseline ? 'bare ws CPU per delivery' : 'none (the baseline itself)',
+    of: baseline ? 'bare ws CPU per delivery' : 'none: the ceiling the service rows are compared with',
     better: 'lower',
     figures:
       `p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms, ` +

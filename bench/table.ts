@@ -78,7 +78,8 @@ export function renderTable(rows: BenchRow[], facts: RunFacts): string {
     ...rows.map(
       (row) =>
         `| ${escapeCell(row.row)} | ${row.ratio === null ? '—' : `${row.ratio.toFixed(2)}x`} | ` +
-        `${escapeCell(row.of)}${row.better === 'lower' ? ' (lower is better)' : ''} | ${escapeCell(row.figures)} |`,
+        `${escapeCell(row.of)}${row.better === 'lower' && row.ratio !== null ? ' (lower is better)' : ''} | ` +
+        `${escapeCell(row.figures)} |`,
     ),
   ].join('\n');
 }

@@ -70,6 +70,8 @@ class Subscription implements FeedMember {
   private leave = noop;
   private readonly stopWatching: () => void;
   private readonly now: () => Date;
+  /** The live deliveries' counter, its label bound once (a labelled `inc` hashes its labels per call). */
+  private readonly delivered: { inc(): void } | undefined;
   readonly searches: boolean;
 
   constructor(
@@ -77,6 +79,7 @@ class Subscription implements FeedMember {
     private readonly sink: AddedSink,
   ) {
     this.now = options.now ?? systemClock;
+    this.delivered = options.metrics?.deliveries.labels({ source: 'live' });
     this.searches = options.filter.text !== null;
     this.stopWatching = options.watchToken?.(() => this.end(new SessionRevokedError())) ?? (() => {});
   }
@@ -148,7 +151,7 @@ class Subscription implements FeedMember {
   }
 
   private deliverLive(record: FeedRecord): void {
-    this.options.metrics?.deliveries.inc({ source: 'live' });
+    this.delivered?.inc();
     this.sink.next({ id: record.id, createdAt: record.createdAt, seq: record.seq });
   }
 
