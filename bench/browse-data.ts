@@ -49,9 +49,9 @@ const agentUuid = (a: string) => uuid(`'bench-browse-agent-' || ${a}`);
 const memUuid = (n: string) => uuid(`'bench-browse-mem-' || ${n}`);
 
 /** The dataset's statements, to run in one transaction on a migrated database (pg or PGlite). */
-export function datasetStatements(records: number, end: Date): string[] {
+export function datasetStatements(records: number, end: Date, days = DAYS): string[] {
   const inst = `(ARRAY[${INSTRUMENTS.map((i) => `'${i}'`).join(',')}])`;
-  const since = `'${end.toISOString()}'::timestamptz - interval '${DAYS + 1} days'`;
+  const since = `'${end.toISOString()}'::timestamptz - interval '${days + 1} days'`;
   const tokenHash = createHash('sha256').update(BROWSE_OPERATOR_TOKEN).digest('hex');
   const sched = `(ARRAY['15m','1h','4h','1d'])`;
   const seconds = `(ARRAY[900,3600,14400,86400])`;
@@ -79,7 +79,7 @@ export function datasetStatements(records: number, end: Date): string[] {
          SELECT n, CASE WHEN n % 18 < 9 THEN 0 ELSE n % 18 - 8 END AS a,
                 ('x' || lpad(left(md5('bench-browse-' || n), 8), 16, '0'))::bit(64)::bigint AS r,
                 '${end.toISOString()}'::timestamptz
-                  - ((${records - 1} - n)::bigint * ${DAYS * 86_400_000} / ${records}) * interval '1 millisecond' AS created
+                  - ((${records - 1} - n)::bigint * ${days * 86_400_000} / ${records}) * interval '1 millisecond' AS created
          FROM generate_series(0, ${records - 1}) n),
        typed AS (
          SELECT *, CASE WHEN r % 100 < 20 THEN 'market_structure' WHEN r % 100 < 35 THEN 'funding'
@@ -130,24 +130,26 @@ export function datasetStatements(records: number, end: Date): string[] {
        WHERE g.id = ${agentUuid('c.a')}`,
     `INSERT INTO "OperatorToken" (id, "agentId", label, "tokenHash", "createdAt")
        VALUES (${uuid(`'bench-browse-operator'`)}, ${agentUuid('0')}, 'bench', '${tokenHash}', ${since})`,
-    `INSERT INTO "Agent" (id, name, "createdAt") VALUES (${uuid(`'${marker(records)}'`)}, '${marker(records)}', '${end.toISOString()}')`,
+    `INSERT INTO "Agent" (id, name, "createdAt") VALUES (${uuid(`'${marker(records, days)}'`)}, '${marker(records, days)}', '${end.toISOString()}')`,
   ];
 }
 
-const marker = (records: number) => `bench-browse-dataset-v1-${records}`;
+/** The name of a complete load's marker row (the 90-day dataset keeps its first name). */
+const marker = (records: number, days = DAYS) =>
+  `bench-browse-dataset-v1-${records}${days === DAYS ? '' : `-${days}d`}`;
 
 /** The statement (and its parameters) that finds a complete load's newest instant: the marker row. */
-export const loadedEndQuery = (records: number): [string, string[]] => [
+export const loadedEndQuery = (records: number, days = DAYS): [string, string[]] => [
   'SELECT "createdAt" FROM "Agent" WHERE name = $1',
-  [marker(records)],
+  [marker(records, days)],
 ];
 
 /** The dataset's newest instant when a complete load is there, else null. */
-async function loadedEnd(url: string, records: number): Promise<Date | null> {
+async function loadedEnd(url: string, records: number, days: number): Promise<Date | null> {
   const probe = new pg.Client({ connectionString: url });
   try {
     await probe.connect();
-    const found = await probe.query<{ createdAt: Date }>(...loadedEndQuery(records));
+    const found = await probe.query<{ createdAt: Date }>(...loadedEndQuery(records, days));
     return found.rows[0]?.createdAt ?? null;
   } catch {
     return null; // no database or no schema yet
@@ -159,15 +161,22 @@ async function loadedEnd(url: string, records: number): Promise<Date | null> {
 /** The dataset on the given server: reused when complete and recent enough, else (re)loaded. */
 export async function prepareBrowseDataset(
   serverUrl: string,
-  options: { quick?: boolean; log?: (line: string) => void } = {},
+  options: {
+    quick?: boolean;
+    log?: (line: string) => void;
+    /** Another size (the growth bench): this many records over `days`, in `database`. */
+    size?: { records: number; days: number; database: string };
+  } = {},
 ): Promise<BrowseDataset> {
   const log = options.log ?? ((line: string) => console.error(line));
-  const records = options.quick ? QUICK_RECORDS : FULL_RECORDS;
-  const database = options.quick ? 'memory_bench_browse_quick' : 'memory_bench_browse';
+  const records = options.size?.records ?? (options.quick ? QUICK_RECORDS : FULL_RECORDS);
+  const days = options.size?.days ?? DAYS;
+  const database =
+    options.size?.database ?? (options.quick ? 'memory_bench_browse_quick' : 'memory_bench_browse');
   const url = withDatabaseName(serverUrl, database);
   const agentId = createHash('md5').update('bench-browse-agent-0').digest('hex');
   const asUuid = `${agentId.slice(0, 8)}-${agentId.slice(8, 12)}-${agentId.slice(12, 16)}-${agentId.slice(16, 20)}-${agentId.slice(20)}`;
-  let end = await loadedEnd(url, records);
+  let end = await loadedEnd(url, records, days);
   if (end && Date.now() - end.getTime() <= MAX_AGE_HOURS * 3_600_000) {
     log(`browse data: reusing ${records} records in ${database} (newest ${end.toISOString()})`);
     await benchDatabase(serverUrl, database, false); // migrations: a no-op when up to date
@@ -179,7 +188,7 @@ export async function prepareBrowseDataset(
   const started = performance.now();
   await benchDatabase(serverUrl, database, true);
   end = new Date(Math.floor(Date.now() / 60_000) * 60_000);
-  await loadInOneTransaction(url, datasetStatements(records, end), log);
+  await loadInOneTransaction(url, datasetStatements(records, end, days), log);
   log(`browse data: loaded in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return { url, database, agentId: asUuid, records, end };
 }

@@ -1,4 +1,4 @@
-// npm run bench [-- write context fanout browse types write-pglite browse-pglite types-pglite]
+// npm run bench [-- browse types write context fanout growth write-pglite browse-pglite types-pglite]
 // [-- --quick]: scenarios on PostgreSQL, each printing its lines of ratios; the *-pglite ones measure
 // the service on the embedded database (PGlite) against the same service on PostgreSQL.
 // BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server; each
@@ -36,6 +36,8 @@ const scenarios: Record<string, Scenario> = {
   // quick mode (its ≈2M-record dataset is the point) and is left out of a quick run unless named.
   context: async () => (await import('./context.js')).runContextBench({ databaseUrl }),
   fanout: async () => (await import('./fanout.js')).runFanoutBench({ databaseUrl, quick }),
+  // D5: the reads and the write at 0.5 M, 2 M and 8 M records of history, and a boundary burst.
+  growth: async () => (await import('./growth.js')).runGrowthBench({ databaseUrl, quick }),
   // The same scenarios with the service on PGlite (its reference: the service on PostgreSQL).
   'write-pglite': async () =>
     (await import('./write-pglite.js')).runWritePgliteBench({ databaseUrl, seconds: writeSeconds, quick }),
