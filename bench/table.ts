@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
+import { format, resolveConfig } from 'prettier';
 
 /** One row of the table: a ratio against a baseline of the same run, and the figures behind it. */
 export interface BenchRow {
@@ -142,7 +143,11 @@ export async function recordTable(
   const document = await readFile(path, 'utf8');
   if (check) withTable(document, '');
   const recorded = parseTable(recordedTable(document));
-  if (table !== null) await writeFile(path, withTable(document, table));
+  if (table !== null) {
+    // Written as Prettier formats it, so `npm run lint` stays clean after a run.
+    const options = { ...(await resolveConfig(path)), filepath: path };
+    await writeFile(path, await format(withTable(document, table), options));
+  }
   return recorded;
 }
 
