@@ -7,7 +7,7 @@ import type { Logger } from '../logger.js';
 import { RESYNC_CHANNEL, type RedisWire, type WireFactory, type WireHandlers } from './redis-wire.js';
 
 /** The first confirmation after a loss, and the longest wait between two while a node stays away. */
-export const RESUBSCRIBE_FIRST_MS = 100;
+const RESUBSCRIBE_FIRST_MS = 100;
 export const RESUBSCRIBE_MAX_MS = 2000;
 /** The whole cluster connection closed: every node counts as lost. */
 const EVERY_NODE = '*';
