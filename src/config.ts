@@ -4,6 +4,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { McpStdioSettings } from './mcp/stdio.js';
+import {
+  CLUSTER_NODES_FORM,
+  CLUSTER_URL_FORM,
+  parseClusterNodes,
+  parseRedisUrl,
+  type RedisClusterSettings,
+} from './realtime/redis-settings.js';
 import type { DatabaseConfig } from './store/db.js';
 
 export interface Config {
@@ -15,7 +22,10 @@ export interface Config {
   adminToken: string;
   /** True when the admin token was generated and stored in DATA_DIR (printed at start). */
   adminTokenGenerated: boolean;
+  /** L3: one Redis (classic pub/sub); unset with a cluster or a single instance. */
   redisUrl?: string;
+  /** D4: a Redis Cluster (REDIS_CLUSTER_NODES or a redis+cluster:// REDIS_URL): one sharded channel per agent. */
+  redisCluster?: RedisClusterSettings;
   demo: boolean;
   logLevel: LogLevel;
   /** Per-token limit of concurrent subscription connections. */
@@ -98,11 +108,20 @@ const settingsSchema = z.object({
       .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces (it is sent as a bearer token)')
       .optional(),
   ),
-  REDIS_URL: textSetting(
+  REDIS_URL: z.preprocess(
+    unsetWhenEmpty,
     z
       .string()
-      .regex(/^rediss?:\/\/\S+$/, 'a redis:// or rediss:// URL')
-      .optional(),
+      .regex(
+        /^rediss?(\+cluster)?:\/\/\S+$/,
+        'a redis:// or rediss:// URL (redis+cluster:// or rediss+cluster:// for a Redis Cluster)',
+      )
+      .optional()
+      .transform(parsedBy(parseRedisUrl, CLUSTER_URL_FORM)),
+  ),
+  REDIS_CLUSTER_NODES: z.preprocess(
+    unsetWhenEmpty,
+    z.string().optional().transform(parsedBy(parseClusterNodes, CLUSTER_NODES_FORM)),
   ),
   DEMO: z.preprocess(unsetWhenEmpty, switchValue('1 embedded, 0 with PostgreSQL').optional()),
   LOG_LEVEL: textSetting(
@@ -159,6 +178,15 @@ function parseCorsOrigins(value: string | undefined, ctx: z.RefinementCtx): stri
   return origins;
 }
 
+/** A text read by `parse` (D4's Redis settings); null from it is a refusal saying `form`. */
+function parsedBy<T>(parse: (text: string) => T | null, form: string) {
+  return (value: string | undefined, ctx: z.RefinementCtx): T | undefined => {
+    const parsed = value === undefined ? undefined : parse(value);
+    if (parsed === null) ctx.addIssue({ code: 'custom', message: form });
+    return parsed ?? undefined;
+  };
+}
+
 const boundValue = (value: string) => (value.length > 100 ? `${value.slice(0, 100)}…` : value);
 
 /** One line per refused variable: `NAME="value": expected …` (secrets named, never echoed). */
@@ -203,6 +231,19 @@ export function loadDatabaseConfig(
   return databaseSettings(parseSettings(z.object(databaseShape), readSettings(env, cwd)), cwd);
 }
 
+/** L3/D4: one Redis, a Redis Cluster, or neither (a single instance); both settings at once are refused. */
+function redisSettings(
+  url: ReturnType<typeof parseRedisUrl> | undefined,
+  clusterNodes: RedisClusterSettings['nodes'] | undefined,
+): Pick<Config, 'redisUrl' | 'redisCluster'> {
+  if (url && clusterNodes)
+    throw new ConfigError(
+      'REDIS_URL and REDIS_CLUSTER_NODES are both set: set one (a Redis Cluster is REDIS_CLUSTER_NODES or a redis+cluster:// REDIS_URL)',
+    );
+  const cluster = clusterNodes ? { nodes: clusterNodes, tls: false } : url && 'cluster' in url && url.cluster;
+  return { redisUrl: url && 'url' in url ? url.url : undefined, redisCluster: cluster || undefined };
+}
+
 /** Embedded mode keeps a generated admin token in DATA_DIR (only once every setting was accepted). */
 function embeddedAdminToken(dataDir: string): string {
   const tokenFile = path.join(dataDir, 'admin-token');
@@ -219,6 +260,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const { databaseUrl, dataDir } = databaseSettings(settings, cwd);
   if (databaseUrl && !settings.ADMIN_TOKEN)
     throw new ConfigError('ADMIN_TOKEN is required with DATABASE_URL (at least 16 characters)');
+  const redis = redisSettings(settings.REDIS_URL, settings.REDIS_CLUSTER_NODES);
   const adminToken = settings.ADMIN_TOKEN ?? embeddedAdminToken(dataDir);
   if (adminToken.length < 16)
     throw new ConfigError(
@@ -232,7 +274,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     dataDir,
     adminToken,
     adminTokenGenerated: !settings.ADMIN_TOKEN,
-    redisUrl: settings.REDIS_URL,
+    ...redis,
     demo: settings.DEMO ?? !databaseUrl,
     logLevel: settings.LOG_LEVEL,
     maxConnectionsPerToken: settings.MAX_CONNECTIONS_PER_TOKEN,

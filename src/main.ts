@@ -128,7 +128,11 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   lockEmbeddedDataDir(config);
   const db = await openMigratedDatabase(config, logger);
-  const events = await createRealtime({ redisUrl: config.redisUrl, logger });
+  const events = await createRealtime({
+    redisUrl: config.redisUrl,
+    redisCluster: config.redisCluster,
+    logger,
+  });
   let demoToken: string | null = null;
   const server = startServer(config, db, events, logger, () => demoToken);
   const address = await server.listen(config.port, config.host);

@@ -1,15 +1,32 @@
 import type { Logger } from '../logger.js';
 import { createMemoryEvents, type MemoryEvents } from './events.js';
+import type { RedisClusterSettings } from './redis-settings.js';
 
-/** In-process pub/sub, or Redis-backed when REDIS_URL is set (L3). */
-export async function createRealtime(options: { redisUrl?: string; logger: Logger }): Promise<MemoryEvents> {
-  if (!options.redisUrl) return createMemoryEvents();
-  const [{ createRedisMemoryEvents }, { Redis }] = await Promise.all([
-    import('./redis-events.js'),
-    import('ioredis'),
-  ]);
+/** In-process pub/sub; Redis-backed with REDIS_URL (L3); sharded over a Redis Cluster (D4). */
+export async function createRealtime(options: {
+  redisUrl?: string;
+  redisCluster?: RedisClusterSettings;
+  logger: Logger;
+}): Promise<MemoryEvents> {
+  const { redisUrl, redisCluster, logger } = options;
+  if (!redisUrl && !redisCluster) return createMemoryEvents();
+  const [{ createRedisMemoryEvents }, { classicWire }, { clusterWire }, { Cluster, Redis }] =
+    await Promise.all([
+      import('./redis-events.js'),
+      import('./redis-wire.js'),
+      import('./redis-cluster-wire.js'),
+      import('ioredis'),
+    ]);
+  if (redisCluster) {
+    const { nodes, username, password, tls } = redisCluster;
+    const redisOptions = { username, password, ...(tls ? { tls: {} } : {}) };
+    // Publishes fail at once while the cluster is away (no queue to grow); subscriptions wait for it.
+    const publishClient = new Cluster(nodes, { enableOfflineQueue: false, redisOptions });
+    const subscribeClient = new Cluster(nodes, { shardedSubscribers: true, redisOptions });
+    return createRedisMemoryEvents({ wire: clusterWire(publishClient, subscribeClient, logger), logger });
+  }
   // Publishes fail at once while Redis is away (no queue to grow); subscriptions wait for it.
-  const publishClient = new Redis(options.redisUrl, { enableOfflineQueue: false });
-  const subscribeClient = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
-  return createRedisMemoryEvents({ publishClient, subscribeClient, logger: options.logger });
+  const publishClient = new Redis(redisUrl!, { enableOfflineQueue: false });
+  const subscribeClient = new Redis(redisUrl!, { maxRetriesPerRequest: null });
+  return createRedisMemoryEvents({ wire: classicWire(publishClient, subscribeClient, logger), logger });
 }

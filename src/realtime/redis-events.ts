@@ -1,8 +1,8 @@
 // Memory events across instances over Redis pub/sub (L3) that survive Redis outages: local
 // subscribers are served in-process whatever Redis does, a failed publish never fails or crashes
-// a write, and after an outage every instance is told to catch up from the database (L2).
+// a write, and after an outage every instance is told to catch up from the database (L2). The wire
+// is one Redis or a Redis Cluster (redis-wire.ts, redis-cluster-wire.ts, D4).
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import {
   createMemoryEvents,
@@ -13,11 +13,15 @@ import {
   type MemoryAddedListener,
   type MemoryEvents,
 } from './events.js';
+import { RESYNC_CHANNEL, type RedisWire, type WireFactory } from './redis-wire.js';
 
 const TOPIC_PREFIX = 'memory:added:';
 const topicOf = (agentId: string) => `${TOPIC_PREFIX}${agentId}`;
-/** Published by an instance whose publishes failed, once it can publish again: "you may have missed mine". */
-const RESYNC = 'memory:resync';
+/** While publishes fail, how often a resync is tried (the link may come back without a `ready`, e.g. a cluster node). */
+export const RESYNC_RETRY_MS = 1000;
+const PUBLISH_WARN_EVERY_MS = 60_000;
+/** A resync names at most this many agents; beyond, it names none and every feed catches up. */
+const RESYNC_MAX_AGENTS = 1000;
 
 interface WireEvent extends MemoryAddedEvent {
   origin: string;
@@ -29,6 +33,8 @@ interface ResyncMessage {
    * seq whatever it says; it stays on the wire for instances of earlier versions, which read it.
    */
   since: string;
+  /** The agents whose records may not have been published; absent: any agent (earlier versions send none). */
+  agents?: string[];
 }
 
 /** Whether an event carries what matchesFilter reads (events of earlier versions do not). */
@@ -42,51 +48,51 @@ function hasFilterFacts(event: Partial<MemoryAddedEvent>): boolean {
   );
 }
 
-export function createRedisMemoryEvents(options: {
-  publishClient: Redis;
-  subscribeClient: Redis;
-  logger: Logger;
-}): MemoryEvents {
-  return new RedisMemoryEvents(options.publishClient, options.subscribeClient, options.logger);
+export function createRedisMemoryEvents(options: { wire: WireFactory; logger: Logger }): MemoryEvents {
+  return new RedisMemoryEvents(options.wire, options.logger);
 }
 
 class RedisMemoryEvents implements MemoryEvents {
   private readonly origin = randomUUID();
   private readonly local = createMemoryEvents();
+  private readonly wire: RedisWire;
   /** Redis channels this instance needs, with how many local listeners need each. */
   private readonly wanted = new Map<string, number>();
   /** By agent: a gap of one agent (an event it cannot use) concerns only that agent's feed. */
   private readonly gapListeners = new Map<string, Set<GapListener>>();
   /** When the first unpublished record was created (null: every publish arrived). */
   private publishFailedSince: Date | null = null;
-  /** When the subscription link went down (null: up). */
-  private subscribeLinkLostAt: Date | null = null;
+  /** The agents of the unpublished records. */
+  private unpublishedAgents = new Set<string>();
+  private resyncTimer: NodeJS.Timeout | undefined;
+  /** When a failed publish was last logged (a lost cluster node fails its agents' publishes for as long as it is away). */
+  private publishWarnedAt = -Infinity;
   private closing = false;
 
   constructor(
-    private readonly publishClient: Redis,
-    private readonly subscribeClient: Redis,
+    wire: WireFactory,
     private readonly logger: Logger,
   ) {
-    subscribeClient.on('message', (channel: string, message: string) => this.receive(channel, message));
-    void this.subscribe([RESYNC]);
-    subscribeClient.on('close', () => this.subscribeLinkLost());
-    subscribeClient.on('ready', () => this.subscribeLinkBack());
-    publishClient.on('ready', () => this.publishLinkBack());
-    for (const client of [publishClient, subscribeClient]) {
-      client.on('error', (err: unknown) => logger.debug({ err }, 'redis connection error'));
-    }
+    this.wire = wire({
+      message: (channel, message) => this.receive(channel, message),
+      resubscribed: (channels) => {
+        if (!channels) return this.signalGap();
+        for (const channel of channels) this.signalGap(channel.slice(TOPIC_PREFIX.length));
+      },
+      publishLinkBack: () => this.publishResync(),
+    });
   }
 
   async publishMemoryAdded(memory: CommittedMemory) {
     await this.local.publishMemoryAdded(memory);
     const wire: WireEvent = { ...eventOf(memory), origin: this.origin };
     // Not awaited: the write is committed and answered whether Redis is up or not.
-    this.publishClient.publish(topicOf(memory.agentId), JSON.stringify(wire)).catch((err: unknown) => {
-      if (!this.publishFailedSince)
+    this.wire.publishEvent(topicOf(memory.agentId), JSON.stringify(wire)).catch((err: unknown) => {
+      if (Date.now() - this.publishWarnedAt >= PUBLISH_WARN_EVERY_MS) {
+        this.publishWarnedAt = Date.now();
         this.logger.warn({ err }, 'redis publish failed: other instances will catch up');
-      if (!this.publishFailedSince || memory.createdAt < this.publishFailedSince)
-        this.publishFailedSince = memory.createdAt;
+      }
+      this.unpublished(memory.createdAt, [memory.agentId]);
     });
   }
 
@@ -95,7 +101,7 @@ class RedisMemoryEvents implements MemoryEvents {
     const stopLocal = this.local.listen(agentId, listener);
     const count = this.wanted.get(topic) ?? 0;
     this.wanted.set(topic, count + 1);
-    if (count === 0) void this.subscribe([topic]);
+    if (count === 0) this.wire.addChannel(topic);
     if (onGap) {
       const forAgent = this.gapListeners.get(agentId) ?? new Set<GapListener>();
       this.gapListeners.set(agentId, forAgent.add(onGap));
@@ -110,15 +116,15 @@ class RedisMemoryEvents implements MemoryEvents {
       const left = (this.wanted.get(topic) ?? 1) - 1;
       if (left > 0) return void this.wanted.set(topic, left);
       this.wanted.delete(topic);
-      this.subscribeClient.unsubscribe(topic).catch(() => undefined);
+      this.wire.removeChannel(topic);
     };
   }
 
   async close() {
     this.closing = true;
+    clearTimeout(this.resyncTimer);
     await this.local.close();
-    this.publishClient.disconnect();
-    this.subscribeClient.disconnect();
+    this.wire.close();
   }
 
   private receive(channel: string, message: string): void {
@@ -129,7 +135,7 @@ class RedisMemoryEvents implements MemoryEvents {
       return;
     }
     if (event.origin === this.origin) return; // already delivered locally
-    if (channel === RESYNC) return this.signalGap();
+    if (channel === RESYNC_CHANNEL) return this.resyncReceived(event.agents);
     // An instance of an older version sends no seq, or not the filter facts (a rolling upgrade): the
     // agent's feed reads the record from the database instead, facts and all (L2), and drops the event.
     if (!Number.isSafeInteger(event.seq) || !hasFilterFacts(event))
@@ -141,6 +147,11 @@ class RedisMemoryEvents implements MemoryEvents {
     });
   }
 
+  private resyncReceived(agents: unknown): void {
+    if (!Array.isArray(agents) || !agents.every((id) => typeof id === 'string')) return this.signalGap();
+    for (const agentId of agents) this.signalGap(agentId);
+  }
+
   /** Tells the feeds of `agentId` (of every agent when absent) to catch up from the database. */
   private signalGap(agentId?: string): void {
     const listeners =
@@ -150,42 +161,29 @@ class RedisMemoryEvents implements MemoryEvents {
     for (const onGap of listeners) onGap();
   }
 
-  private subscribe(channels: string[]): Promise<boolean> {
-    return this.subscribeClient.subscribe(...channels).then(
-      () => true,
-      (err: unknown) => {
-        // Retried on the next `ready` (ioredis only resubscribes channels it saw confirmed).
-        this.logger.warn({ err }, 'redis subscribe failed; retried when redis is back');
-        return false;
-      },
-    );
+  /** Records of `agents` created from `since` on may not have reached other instances: resync soon. */
+  private unpublished(since: Date, agents: Iterable<string>): void {
+    if (!this.publishFailedSince || since < this.publishFailedSince) this.publishFailedSince = since;
+    for (const agentId of agents) this.unpublishedAgents.add(agentId);
+    if (this.closing || this.resyncTimer) return;
+    this.resyncTimer = setTimeout(() => {
+      this.resyncTimer = undefined;
+      this.publishResync();
+    }, RESYNC_RETRY_MS);
+    this.resyncTimer.unref();
   }
 
-  private subscribeLinkLost(): void {
-    if (this.closing || this.subscribeLinkLostAt) return;
-    this.logger.warn('redis connection lost: live records from other instances paused');
-    this.subscribeLinkLostAt = new Date();
-  }
-
-  private subscribeLinkBack(): void {
-    const lostAt = this.subscribeLinkLostAt;
-    if (!lostAt) return;
-    this.subscribeLinkLostAt = null;
-    // Re-listen first, then catch up: whatever commits after the subscription arrives live.
-    void this.subscribe([RESYNC, ...this.wanted.keys()]).then((ok) => {
-      if (!ok) return;
-      this.logger.warn('redis connection restored: subscriptions catch up from the database');
-      this.signalGap();
-    });
-  }
-
-  private publishLinkBack(): void {
+  private publishResync(): void {
     const since = this.publishFailedSince;
-    if (!since) return;
+    if (!since || this.closing) return;
+    const agents = this.unpublishedAgents;
     this.publishFailedSince = null;
-    const resync: ResyncMessage = { origin: this.origin, since: since.toISOString() };
-    this.publishClient.publish(RESYNC, JSON.stringify(resync)).catch(() => {
-      if (!this.publishFailedSince || since < this.publishFailedSince) this.publishFailedSince = since;
-    });
+    this.unpublishedAgents = new Set();
+    const resync: ResyncMessage = {
+      origin: this.origin,
+      since: since.toISOString(),
+      ...(agents.size <= RESYNC_MAX_AGENTS ? { agents: [...agents] } : {}),
+    };
+    this.wire.publishResync(JSON.stringify(resync)).catch(() => this.unpublished(since, agents));
   }
 }

@@ -15,7 +15,8 @@ export interface OwnRedis {
   remove(): Promise<void>;
 }
 
-async function answersPing(port: number): Promise<boolean> {
+/** Whether a Redis answers PING on 127.0.0.1:`port` (within 500 ms). */
+export async function answersPing(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
     const done = (ok: boolean) => {

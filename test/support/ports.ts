@@ -11,3 +11,12 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+/** Whether nothing listens on 127.0.0.1:`port` now (a Redis Cluster node also needs its bus port, port + 10000). */
+export async function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}

@@ -115,10 +115,12 @@ export function runServiceToExit(
 
 /**
  * Several instances (L3, S10): two service processes on one fresh PostgreSQL database with Redis
- * between them; `stop` ends both and drops the database.
+ * between them (the shared one unless `extraEnv` says otherwise, e.g. a Redis Cluster, D4); `stop`
+ * ends both and drops the database.
  */
 export async function startInstancePair(
   adminToken: string,
+  extraEnv: Record<string, string> = {},
 ): Promise<{ a: ServiceProcess; b: ServiceProcess; stop(): Promise<void> }> {
   const database = await createPostgresDatabase();
   const env = {
@@ -126,6 +128,7 @@ export async function startInstancePair(
     ADMIN_TOKEN: adminToken,
     REDIS_URL: 'redis://127.0.0.1:6379',
     DEMO: '0',
+    ...extraEnv,
   };
   const started: ServiceProcess[] = [];
   const stop = async () => {

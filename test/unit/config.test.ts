@@ -242,3 +242,84 @@ describe('S12: settings are checked by one schema', () => {
     }
   });
 });
+
+describe('D4: a Redis Cluster in the settings', () => {
+  const refusal = (env: Record<string, string>) => {
+    try {
+      load(env);
+    } catch (error) {
+      if (error instanceof ConfigError) return error.message;
+      throw error;
+    }
+    throw new Error(`accepted ${JSON.stringify(env)}`);
+  };
+
+  it('D4: REDIS_CLUSTER_NODES names the seed nodes of a cluster (host names, IPv4, bracketed IPv6)', () => {
+    expect(load({ REDIS_CLUSTER_NODES: ' 10.0.0.1:7000, redis-2.internal:7001,[::1]:7002' })).toMatchObject({
+      redisUrl: undefined,
+      redisCluster: {
+        nodes: [
+          { host: '10.0.0.1', port: 7000 },
+          { host: 'redis-2.internal', port: 7001 },
+          { host: '::1', port: 7002 },
+        ],
+        tls: false,
+      },
+    });
+    expect(load({}).redisCluster).toBeUndefined();
+  });
+
+  it('D4: a redis+cluster:// REDIS_URL is a cluster with its credentials; rediss+cluster:// adds TLS; redis:// stays one Redis', () => {
+    expect(load({ REDIS_URL: 'rediss+cluster://app:p%40ss:w@10.0.0.1:7000,10.0.0.2:7000' })).toMatchObject({
+      redisUrl: undefined,
+      redisCluster: {
+        nodes: [
+          { host: '10.0.0.1', port: 7000 },
+          { host: '10.0.0.2', port: 7000 },
+        ],
+        username: 'app',
+        password: 'p@ss:w',
+        tls: true,
+      },
+    });
+    expect(load({ REDIS_URL: 'redis+cluster://:secret@127.0.0.1:7000/' }).redisCluster).toEqual({
+      nodes: [{ host: '127.0.0.1', port: 7000 }],
+      username: undefined,
+      password: 'secret',
+      tls: false,
+    });
+    expect(load({ REDIS_URL: 'redis://127.0.0.1:6379' })).toMatchObject({
+      redisUrl: 'redis://127.0.0.1:6379',
+      redisCluster: undefined,
+    });
+  });
+
+  it.each(['7000', 'host:', 'host:0', 'host:65536', 'a:1,', 'http://a:1', 'a:1;b:2'])(
+    'D4: REDIS_CLUSTER_NODES=%s stops the start naming it and the form it takes',
+    (value) => {
+      expect(refusal({ REDIS_CLUSTER_NODES: value })).toMatch(
+        new RegExp(
+          `^REDIS_CLUSTER_NODES="${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}": expected comma-separated host:port`,
+        ),
+      );
+    },
+  );
+
+  it('D4: a cluster URL of the wrong form is refused without echoing it', () => {
+    for (const value of [
+      'redis+cluster://:hunter2-secret@10.0.0.1',
+      'redis+cluster://:hunter2-secret@10.0.0.1:7000/1',
+      'redis+cluster://:hunter2%zz@10.0.0.1:7000',
+    ]) {
+      const message = refusal({ REDIS_URL: value });
+      expect(message).toMatch(/^REDIS_URL: expected a redis\+cluster:\/\/\[user:password@\]host:port/);
+      expect(message).not.toContain('hunter2');
+    }
+  });
+
+  it('D4: REDIS_URL and REDIS_CLUSTER_NODES together are refused: which one is meant is not guessed', () => {
+    expect(refusal({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: '127.0.0.1:7000' })).toMatch(
+      /REDIS_URL and REDIS_CLUSTER_NODES are both set/,
+    );
+  });
+});
