@@ -1,6 +1,6 @@
 // The service's typed failures, one class per case, and the one place their codes live.
 //
-// Code convention (documented once, README "Errors"): `code` is the GraphQL `extensions.code`.
+// Code convention (documented once, docs/api.md#callers-and-tokens): `code` is the GraphQL `extensions.code`.
 // Request-level failures use GraphQL's SCREAMING_SNAKE vocabulary (UNAUTHENTICATED, FORBIDDEN,
 // BAD_USER_INPUT, NOT_FOUND, CONFLICT, INTERNAL_SERVER_ERROR); a write's typed outcomes (the
 // CreateMemoryResult members, the REST 4xx bodies, the MCP tool errors) use the contract's snake_case

@@ -420,14 +420,11 @@ async function jsonBlocks(file: string, heading: string): Promise<string[]> {
 }
 
 /**
- * The client configurations as documented — HTTP in the README's MCP section, stdio in docs/mcp.md —
+ * The client configurations as documented — HTTP and stdio in docs/mcp.md's "Connecting an agent" —
  * pasted with this service's address, a real token and this clone.
  */
 async function readmeConfigs(token: string) {
-  const blocks = [
-    ...(await jsonBlocks('README.md', "### MCP (agents' tool channel)")),
-    ...(await jsonBlocks('docs/mcp.md', '### Connecting an agent')),
-  ];
+  const blocks = await jsonBlocks('docs/mcp.md', '### Connecting an agent');
   const paste = (block: string | undefined) =>
     JSON.parse(
       block!
@@ -442,7 +439,7 @@ async function readmeConfigs(token: string) {
 }
 
 describe('MCP transports', { timeout: 120_000 }, () => {
-  it('MCP: the README configuration works as pasted — stdio through npx from another directory, and HTTP', async () => {
+  it('MCP: the documented configurations work as pasted — stdio through npx from another directory, and HTTP', async () => {
     const { stdio, http } = await readmeConfigs(tokens.trading);
     expect(stdio.command).toBe('npx');
     const transports = [

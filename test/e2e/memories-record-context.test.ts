@@ -23,7 +23,7 @@ const outputDir = path.join(repoRoot, 'test-output');
 const ZONE = 'America/New_York';
 const MINUTE = 60_000;
 const IMPORT = `mutation($input: [ImportMemoryInput!]!) { importMemories(input: $input) { id createdAt } }`;
-/** Set to 1 to refresh the README's pictures (docs/record-page.png, docs/context-tab.png). */
+/** Set to 1 to refresh docs/memories-tab.md's pictures (docs/record-page.png, docs/context-tab.png). */
 const UPDATE_DOCS = process.env.DOCS_SCREENSHOTS === '1';
 
 let h: Harness;
@@ -437,7 +437,7 @@ describe('issue 12 item 6: the Context tab', () => {
   });
 });
 
-describe('README pictures', () => {
+describe('docs/memories-tab.md pictures', () => {
   it('demo data: the record page of a decision and the Context tab, 1280×800 (also dark, and at phone width)', async () => {
     const demo = await startHarness({ webRoot });
     try {

@@ -1,16 +1,23 @@
-// The README's walk-through (and docs/api.md's examples) run as pasted against a fresh service process.
+// The walk-through (docs/walkthrough.md, then docs/api.md's examples) runs as pasted against a fresh service.
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/db.js';
 import { testDatabaseUrl } from '../support/env.js';
 import { createPostgresDatabase, startServiceProcess, type ServiceProcess } from '../support/processes.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-/** Files whose marked examples run, in this order, in one shell session (docs continue the README's). */
-const SOURCES = ['README.md', 'docs/api.md'];
+/** Files whose marked examples run, in this order, in one shell session (api.md continues the walk-through). */
+const SOURCES = ['docs/walkthrough.md', 'docs/api.md'];
+/** Files whose every shell, GraphQL and JavaScript block must be marked (the README's run nowhere). */
+const MARKED = ['README.md', ...SOURCES];
+/** The one place a block may name the default address: the walk-through's `BASE` fallback. */
+const BASE_DEFAULT = 'BASE=${BASE:-http://127.0.0.1:${PORT:-4000}}';
+/** The settings a reader exports for the blocks; the test's own environment must not leak them in. */
+const READER_SETTINGS = ['BASE', 'PORT', 'HOST', 'DATA_DIR', 'ADMIN_TOKEN', 'DATABASE_URL'];
 const BLOCK_TIMEOUT_MS = 30_000;
 
 interface Example {
@@ -51,7 +58,9 @@ class Shell {
   private out = '';
   private readonly child: ChildProcessWithoutNullStreams;
   constructor(cwd: string, env: Record<string, string>) {
-    this.child = spawn('bash', ['--noprofile', '--norc'], { cwd, env: { ...process.env, ...env } });
+    const inherited = { ...process.env };
+    for (const name of READER_SETTINGS) delete inherited[name];
+    this.child = spawn('bash', ['--noprofile', '--norc'], { cwd, env: { ...inherited, ...env } });
     this.child.stdout.on('data', (chunk: Buffer) => (this.out += chunk.toString()));
     this.child.stderr.on('data', (chunk: Buffer) => (this.out += chunk.toString()));
   }
@@ -80,11 +89,26 @@ class Shell {
 }
 
 const ADMIN = 'readme-admin-token-0123456789';
+/**
+ * What the reader's terminal knows: the default mode exports only `PORT` (the admin token from the
+ * default `.data` folder); the other sets `BASE` and either `DATA_DIR` (a folder elsewhere) or,
+ * with PostgreSQL, `ADMIN_TOKEN` — as the walk-through's set-up tells a reader to.
+ */
 const modes = [
-  { label: 'embedded, DEMO=1 (the default)', postgres: false, demo: '' },
+  { label: 'embedded, DEMO=1 (the default), PORT exported', postgres: false, demo: '', dataDir: '.data' },
   testDatabaseUrl
-    ? { label: 'PostgreSQL, no demo', postgres: true, demo: '0' }
-    : { label: 'embedded, DEMO=0', postgres: false, demo: '0' },
+    ? {
+        label: 'PostgreSQL, no demo, BASE and ADMIN_TOKEN exported',
+        postgres: true,
+        demo: '0',
+        dataDir: '.data',
+      }
+    : {
+        label: 'embedded, DEMO=0, BASE and DATA_DIR exported',
+        postgres: false,
+        demo: '0',
+        dataDir: 'elsewhere/db',
+      },
 ];
 
 describe('README examples: jq and curl exist (the examples need them; .ci/run installs them)', () => {
@@ -96,13 +120,28 @@ describe('README examples: jq and curl exist (the examples need them; .ci/run in
 
 describe('README: every shell, GraphQL and JavaScript block is marked', () => {
   it('README: no block escapes the example test', async () => {
-    for (const file of SOURCES) {
+    for (const file of MARKED) {
       const { examples, unmarked } = extractExamples(file, await readFile(path.join(repoRoot, file), 'utf8'));
       expect(unmarked).toEqual([]);
-      if (file === 'README.md') expect(examples.length).toBeGreaterThanOrEqual(8);
+      if (file === 'docs/walkthrough.md') expect(examples.length).toBeGreaterThanOrEqual(9);
     }
   });
+
+  it('README: the walk-through reads the address once, from BASE or PORT', async () => {
+    const text = await readFile(path.join(repoRoot, SOURCES[0]!), 'utf8');
+    expect(text.split(BASE_DEFAULT).length - 1).toBe(1);
+  });
 });
+
+/** Runs the blocks left `RUNNING`, counted in the database once the service has stopped. */
+async function runningRuns(databaseUrl: string | undefined, dataDir: string): Promise<number> {
+  const db = await openDatabase({ databaseUrl, dataDir });
+  try {
+    return await db.prisma.run.count({ where: { status: 'RUNNING' } });
+  } finally {
+    await db.close();
+  }
+}
 
 for (const mode of modes) {
   describe(`README walk-through as pasted (${mode.label})`, { timeout: 240_000 }, () => {
@@ -110,22 +149,29 @@ for (const mode of modes) {
     let service: ServiceProcess;
     let shell: Shell;
     let dropDatabase: (() => Promise<void>) | undefined;
+    let databaseUrl: string | undefined;
+    let dataDir: string;
 
     beforeAll(async () => {
       // The reader's clone: `.data` is the embedded database folder, node_modules is the project's.
       workDir = await mkdtemp(path.join(os.tmpdir(), 'memory-readme-'));
       await symlink(path.join(repoRoot, 'node_modules'), path.join(workDir, 'node_modules'));
-      const env: Record<string, string> = { DATA_DIR: path.join(workDir, '.data'), DEMO: mode.demo };
-      const shellEnv: Record<string, string> = {};
+      dataDir = path.join(workDir, mode.dataDir);
+      const env: Record<string, string> = { DATA_DIR: dataDir, DEMO: mode.demo };
       if (mode.postgres) {
         const database = await createPostgresDatabase();
         dropDatabase = database.drop;
+        databaseUrl = database.url;
         Object.assign(env, { DATABASE_URL: database.url, ADMIN_TOKEN: ADMIN });
-        shellEnv.ADMIN_TOKEN = ADMIN; // "with PostgreSQL export your ADMIN_TOKEN first"
       } else {
         Object.assign(env, { DATABASE_URL: '', ADMIN_TOKEN: '' });
       }
       service = await startServiceProcess(env);
+      // Only what the walk-through's set-up tells a reader to export, never the address itself.
+      const shellEnv: Record<string, string> =
+        mode.dataDir === '.data' && !mode.postgres
+          ? { PORT: new URL(service.url).port }
+          : { BASE: service.url, ...(mode.postgres ? { ADMIN_TOKEN: ADMIN } : { DATA_DIR: dataDir }) };
       shell = new Shell(workDir, shellEnv);
     }, 120_000);
 
@@ -136,22 +182,23 @@ for (const mode of modes) {
       await rm(workDir, { recursive: true, force: true });
     });
 
-    it('README: the service prints the admin token the examples read from .data/admin-token', async () => {
+    it('README: the service prints the admin token the examples read from DATA_DIR/admin-token', async () => {
       if (mode.postgres) return expect(service.output()).not.toContain('admin token:');
       const printed = /admin token: +(adm_\S+)/.exec(service.output())?.[1];
       expect(printed).toBeDefined();
-      expect((await readFile(path.join(workDir, '.data/admin-token'), 'utf8')).trim()).toBe(printed);
+      expect((await readFile(path.join(dataDir, 'admin-token'), 'utf8')).trim()).toBe(printed);
     });
 
     it('README: each example block runs in order, exits as documented and answers without errors', async () => {
-      const port = new URL(service.url).port;
       let index = 0;
       for (const file of SOURCES) {
         const { examples } = extractExamples(file, await readFile(path.join(repoRoot, file), 'utf8'));
         for (const example of examples) {
-          // The only change to the pasted text: the service listens on a free port, not 4000.
-          const code = example.code.replaceAll('127.0.0.1:4000', `127.0.0.1:${port}`);
-          const { output, status } = await shell.run(path.join(workDir, `block-${index++}.sh`), code);
+          // Pasted unchanged: the service is on a free port, so an address other than $BASE fails here.
+          expect(example.code.replace(BASE_DEFAULT, ''), `${example.file} "${example.name}"`).not.toMatch(
+            /\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/,
+          );
+          const { output, status } = await shell.run(path.join(workDir, `block-${index++}.sh`), example.code);
           const where = `${example.file} example "${example.name}":\n${output}`;
           expect(status, where).toBe(example.exit);
           expect(output, where).not.toMatch(/"errors"\s*:/);
@@ -159,6 +206,11 @@ for (const mode of modes) {
           if (example.expect) expect(output, where).toContain(example.expect);
         }
       }
+    });
+
+    it('README: the walk-through finishes every run it starts (none is left RUNNING)', async () => {
+      expect((await service.stop('SIGTERM')).code).toBe(0);
+      expect(await runningRuns(databaseUrl, dataDir)).toBe(0);
     });
   });
 }
