@@ -61,7 +61,7 @@ export function describeAuthFailure(failure: AuthFailure | null): string | null 
 export const MAX_REMEMBERED_TOKENS = 10_000;
 
 /**
- * Run and operator token identities already read (issue 14: a write or a read in one round trip).
+ * Run and operator token identities already read (S14: a write or a read in one round trip).
  * An identity — agent, producer, kind, schedule, evidence boundary; an operator token's id — never
  * changes; whether the token still authenticates does, so that is never remembered: the caller
  * comes back `unverified`. Oldest first out when full.
@@ -135,7 +135,7 @@ function livenessOf(caller: Caller): TokenLiveness | null {
 }
 
 /**
- * A read in one round trip for an `unverified` caller (issue 14 item 2): `read` folds the liveness
+ * A read in one round trip for an `unverified` caller (S14): `read` folds the liveness
  * check into its statement (store/tokens.ts livenessCondition), so a token that stopped
  * authenticating reads nothing. Only when nothing came back is it asked why — an empty answer or a
  * dead token — with one more statement; a dead token throws InactiveTokenError (S6, W9), which the

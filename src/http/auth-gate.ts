@@ -42,7 +42,7 @@ export function createAuthGate(deps: {
   logger: Logger;
   /** Paths where every request, whatever its method or size, needs a token (no anonymous introspection). */
   tokenOnlyPaths?: readonly string[];
-  /** Token identities this process has read: a write or a read of a known token needs no lookup (issue 14). */
+  /** Token identities this process has read: a write or a read of a known token needs no lookup(S14). */
   identities: TokenIdentities;
 }): AuthGate {
   const resolutions = new WeakMap<Request, CallerResolution>();

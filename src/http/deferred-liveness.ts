@@ -1,4 +1,4 @@
-// A remembered token's request whose liveness the gate did not read (TokenIdentities, issue 14: a
+// A remembered token's request whose liveness the gate did not read (TokenIdentities, S14: a
 // write or a read in one round trip). A document goes on unchecked only when every root field
 // checks the token in its own statement — createMemory's insert (W9), the folded reads (readLive);
 // any other document has the token checked before it runs (S6, L4).

@@ -1,4 +1,4 @@
-// GET /api/v1/export (issue 12 item 8): the caller's filtered view as NDJSON or CSV, newest first,
+// GET /api/v1/export (B12): the caller's filtered view as NDJSON or CSV, newest first,
 // streamed one page at a time as the client reads (backpressure), whatever its size. Everything that
 // can be refused (401, 403, 400) or fail cleanly (500) is decided before the first byte of the body.
 // S10: revoking the token or finishing its run, on any instance, cuts the export within a second.

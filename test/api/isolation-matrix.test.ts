@@ -89,7 +89,7 @@ const ACCESS = {
   // Writes: runs only; a link to the other agent's record is the same 422 as a nonexistent one (W4).
   createMemory:            [UNA, UNA,    FBD,        FBD,        FBD,        [ok, LNK],  [ok, LNK],  [ok, LNK],  UNA,      UNA],
   'POST /api/v1/memories': [UNA, UNA,    FBD,        FBD,        FBD,        [ok, LNK],  [ok, LNK],  [ok, LNK],  UNA,      UNA],
-  // The export reads what `memories` reads (issue 12 item 8); foreign = agent_id of the other agent.
+  // The export reads what `memories` reads (B12); foreign = agent_id of the other agent.
   'GET /api/v1/export':    [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  [ok, FBD],  FBD,        [ok, FBD],  UNA,      UNA],
   // W8: an idempotency key of the other agent's producer is simply a new key (a new record, never theirs).
   'createMemory:key':      [UNA, UNA,    FBD,        FBD,        FBD,        ok,         ok,         ok,         UNA,      UNA],

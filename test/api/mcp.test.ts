@@ -118,8 +118,8 @@ describe('/mcp is stateless', () => {
   });
 });
 
-describe('list_memories filters (issue 12 item 4)', () => {
-  it('MCP/issue 12 item 4: list_memories narrows by search text and instruments, like the memories filter', async () => {
+describe('list_memories filters (B2, B11)', () => {
+  it('MCP/B2, B11: list_memories narrows by search text and instruments, like the memories filter', async () => {
     const agent = await createAgentFixture(h, { instruments: ['BTC', 'ETH'] });
     const run = await startRun(h, agent.producers.adhoc!.id);
     // One second apart, so newest first is the written order reversed.

@@ -62,7 +62,7 @@ beforeAll(async () => {
   });
   const learning = await write(review.token, { type: 'agent_learnings', scope: 'AGENT', content: 'wait' });
   seeded = [first, second, correction, learning];
-  // The operator's and the trading run's token identities are read once and remembered (issue 14
+  // The operator's and the trading run's token identities are read once and remembered (S14
   // item 2): the recordings below show a known token's requests, each checking the token inside
   // its own statement.
   await h.ok('{ memoryTypes { type } }', {}, fx.operatorToken);

@@ -1,4 +1,4 @@
-// Every id opens something, and what Trading saw (issue 12 items 5, 6), in a real headless Chromium
+// Every id opens something, and what Trading saw (B6, C9), in a real headless Chromium
 // against a real server: a record's page (content, metadata, provenance, links both ways, corrections),
 // the Context tab in America/New_York with instants typed across both 2026 DST changes (C9), and a
 // decision's audit (T3). Back and Forward move between them; the list underneath keeps its place.
@@ -197,7 +197,7 @@ afterAll(async () => {
   if (webRoot) await rm(webRoot, { recursive: true, force: true });
 });
 
-describe('issue 12 item 5: every id opens its record', () => {
+describe('B6, B13: every id opens its record', () => {
   it('B6: a link to an off-page record opens its page: content, metadata, provenance, links both ways, corrections marked', async () => {
     const p = await newPage();
     await signIn(p, fx.operatorToken);
@@ -328,7 +328,7 @@ describe('issue 12 item 5: every id opens its record', () => {
   });
 });
 
-describe('issue 12 item 6: the Context tab', () => {
+describe('C9: the Context tab', () => {
   it('C9: in America/New_York the instant picker reads local time across the spring-forward and fall-back days', async () => {
     const p = await newPage();
     await signIn(p, fx.operatorToken);

@@ -1,4 +1,4 @@
-// Issue 12 items 4 and 8 in a real headless Chromium against a real server: search narrows and pages, the
+// B11, B12 and 8 in a real headless Chromium against a real server: search narrows and pages, the
 // narrower filters show exactly what the API answers for them, the view lives in the address (reload,
 // shared link), the type counts and the total follow, live records obey the search, and the shown view
 // exports as NDJSON and CSV (1,000 records).
@@ -140,7 +140,7 @@ afterAll(async () => {
   if (webRoot) await rm(webRoot, { recursive: true, force: true });
 });
 
-describe('issue 12 item 4: search and filters on the page', () => {
+describe('B11, B2: search and filters on the page', () => {
   it('search narrows the list before pagination, pages with "Load older", and survives a reload from the address', async () => {
     const p = await open(desk.operatorToken);
     const expected = await apiIds(desk.agentId, { text: 'funding' });
@@ -216,7 +216,7 @@ describe('issue 12 item 4: search and filters on the page', () => {
   });
 });
 
-describe('issue 12 item 8: export of the shown view', () => {
+describe('B12: export of the shown view', () => {
   it('exports 1,000 records as NDJSON and as CSV, newest first, the same records as the list', async () => {
     const p = await open(bulk.operatorToken);
     const expected = await apiIds(bulk.agentId, {});

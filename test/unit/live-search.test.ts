@@ -1,4 +1,4 @@
-// Issue 12 item 4, L1/L2: a live search is the database's answer, which may come back in any order;
+// B11, L1/L2: a live search is the database's answer, which may come back in any order;
 // the subscription still delivers in seq order, once, and asks one statement per record for every
 // text searched. A database whose answers the test releases one by one.
 import { describe, expect, it } from 'vitest';
@@ -56,7 +56,7 @@ async function searching(db: Database, events: ReturnType<typeof createMemoryEve
   return { stream, first };
 }
 
-describe('live search (issue 12 item 4, L1, L2)', () => {
+describe('live search (B11, L1, L2)', () => {
   it('L2: answers that come back out of order are delivered in seq order, the non-matching skipped', async () => {
     const { db, questions } = searchedDatabase();
     const events = createMemoryEvents();
@@ -76,7 +76,7 @@ describe('live search (issue 12 item 4, L1, L2)', () => {
     await stream.return(undefined);
   });
 
-  it('issue 12 item 4: one statement per record for every text its subscribers search, each text once', async () => {
+  it('B11: one statement per record for every text its subscribers search, each text once', async () => {
     const { db, questions } = searchedDatabase();
     const events = createMemoryEvents();
     const subs = [
@@ -98,7 +98,7 @@ describe('live search (issue 12 item 4, L1, L2)', () => {
     for (const sub of subs) await sub.stream.return(undefined);
   });
 
-  it('issue 12 item 4: a failed search ends the subscription with the error (the client resumes with after)', async () => {
+  it('B11: a failed search ends the subscription with the error (the client resumes with after)', async () => {
     const { db, questions } = searchedDatabase();
     const events = createMemoryEvents();
     const { first } = await searching(db, events, 'bearish');
