@@ -12,7 +12,7 @@ import { buildWebIntoTemp, launchBrowser, repoRoot } from '../support/browser.js
 import {
   ADMIN_TOKEN,
   createAgentFixture,
-  startHarness,
+  startEmbeddedHarness,
   startRun,
   writeOk,
   type AgentFixture,
@@ -159,7 +159,7 @@ const partIds = (scope: ReturnType<Page['locator']>, part: string) =>
 beforeAll(async () => {
   webRoot = await buildWebIntoTemp('memory-web-record-context-');
   await mkdir(outputDir, { recursive: true });
-  h = await startHarness({ webRoot });
+  h = await startEmbeddedHarness({ webRoot });
   const address = await h.server.listen(0, '127.0.0.1');
   base = `http://127.0.0.1:${address.port}`;
   // Producers and the instrument selection exist (enabled) from before the day the records are about.
@@ -439,7 +439,7 @@ describe('C9: the Context tab', () => {
 
 describe('docs/memories-tab.md pictures', () => {
   it('demo data: the record page of a decision and the Context tab, 1280×800 (also dark, and at phone width)', async () => {
-    const demo = await startHarness({ webRoot });
+    const demo = await startEmbeddedHarness({ webRoot });
     try {
       const seed = (await seedDemo(demo.db, new Date()))!;
       const address = await demo.server.listen(0, '127.0.0.1');

@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo, type DemoSeed } from '../../src/demo/seed.js';
 import { buildWebIntoTemp, launchBrowser } from '../support/browser.js';
-import { startHarness, type Harness } from '../support/harness.js';
+import { startEmbeddedHarness, type Harness } from '../support/harness.js';
 
 let h: Harness;
 let webRoot: string;
@@ -45,7 +45,7 @@ const summary = (p: Page) => p.locator('[data-summary]').textContent();
 
 beforeAll(async () => {
   webRoot = await buildWebIntoTemp('memory-web-rough-');
-  h = await startHarness({ webRoot });
+  h = await startEmbeddedHarness({ webRoot });
   seed = (await seedDemo(h.db, new Date()))!;
   const address = await h.server.listen(0, '127.0.0.1');
   base = `http://127.0.0.1:${address.port}`;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWebIntoTemp, launchBrowser } from '../support/browser.js';
 import {
   createAgentFixture,
-  startHarness,
+  startEmbeddedHarness,
   startRun,
   writeOk,
   type AgentFixture,
@@ -85,7 +85,7 @@ async function waitLive(p: Page): Promise<void> {
 
 beforeAll(async () => {
   webRoot = await buildWebIntoTemp('memory-web-search-');
-  h = await startHarness({ webRoot });
+  h = await startEmbeddedHarness({ webRoot });
   const address = await h.server.listen(0, '127.0.0.1');
   base = `http://127.0.0.1:${address.port}`;
   desk = await createAgentFixture(h, {
