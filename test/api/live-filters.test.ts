@@ -11,7 +11,13 @@ import {
   type AgentFixture,
   type Harness,
 } from '../support/harness.js';
-import { subscribeSse, subscribeWs, wsClient, type LiveSubscription } from '../support/live.js';
+import {
+  subscribeSse,
+  subscribeWs,
+  wsClient,
+  type LiveSubscription,
+  settleOpenSubscriptions,
+} from '../support/live.js';
 import { StatementRecorder } from '../support/statement-recorder.js';
 
 const recorder = new StatementRecorder();
@@ -31,15 +37,9 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function openSubscriptions(): Promise<number> {
-  const text = await (await h.fetch('/metrics')).text();
-  return Number(/^memory_subscriptions_open (\d+)$/m.exec(text)?.[1]);
-}
-
 /** Until exactly `count` subscriptions are open (joined their feed; earlier ones ended), at most 5 s. */
 async function joined(count: number): Promise<void> {
-  for (let tries = 0; tries < 100 && (await openSubscriptions()) !== count; tries++) await sleep(50);
-  expect(await openSubscriptions()).toBe(count);
+  expect(await settleOpenSubscriptions(h.fetch, count)).toBe(count);
 }
 
 /** An agent with its runs: unscheduled Analysis, Trading, Review, and a scheduled Analysis run whose records are stale at birth. */

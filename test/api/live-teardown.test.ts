@@ -17,7 +17,7 @@ import {
   type AgentFixture,
   type Harness,
 } from '../support/harness.js';
-import { subscribeSse } from '../support/live.js';
+import { subscribeSse, openSubscriptions } from '../support/live.js';
 import { countingListeners, RawSocket } from '../support/raw-ws.js';
 
 const QUERY = `subscription($a: UUID, $after: String) { memoryAdded(agentId: $a, after: $after) { cursor node { id content } } }`;
@@ -64,15 +64,10 @@ async function newestCursor(): Promise<string> {
   return page.memories.edges[0]!.cursor;
 }
 
-async function openSubscriptions(): Promise<number> {
-  const text = await (await h.fetch('/metrics')).text();
-  return Number(/^memory_subscriptions_open (\d+)$/m.exec(text)?.[1]);
-}
-
 /** Polls (at most 3 s) until nothing of a subscription is left; returns what is left. */
 async function leftovers() {
   const read = async () => ({
-    subscriptions: await openSubscriptions(),
+    subscriptions: await openSubscriptions(h.fetch),
     groups: fanout?.groups.size ?? 0,
     feeds: (feedsOf(h.db, events) as unknown as { feeds: Map<string, unknown> }).feeds.size,
     listeners: listeners(),
