@@ -13,6 +13,7 @@ import {
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
+  type GraphQLError,
 } from 'graphql';
 import { Repeater } from 'graphql-yoga';
 import { FanoutGroup, GroupMember, type FanoutTarget } from './fanout.js';
@@ -21,7 +22,7 @@ import { queuedStream } from './queued-stream.js';
 
 export interface FanoutOptions {
   /** Applied to errors of the source stream and of execution (W5). */
-  maskError: (error: unknown) => Error;
+  maskError: (error: unknown) => GraphQLError;
   /** The sharing scope of a subscriber (its agent); null ⇒ never shared. */
   scopeOf: (args: ExecutionArgs) => string | null;
 }
@@ -102,7 +103,7 @@ export class Fanout {
   };
 
   private masked(error: unknown): ExecutionResult {
-    return { errors: [this.options.maskError(error) as never] };
+    return { errors: [this.options.maskError(error)] };
   }
 
   private keyOf(args: ExecutionArgs): string {
@@ -131,7 +132,7 @@ export class Fanout {
       return this.masked(error);
     }
     if (!(Symbol.asyncIterator in source))
-      return { errors: (source.errors ?? []).map((e) => this.options.maskError(e) as never) };
+      return { errors: (source.errors ?? []).map((e) => this.options.maskError(e)) };
     // memoryAdded is the only subscription; anything else is a fault of this code, answered as one.
     return source instanceof MemoryAddedSource
       ? source
