@@ -3,7 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
-import { describeAuthFailure, MISSING, TokenIdentities } from './auth/caller.js';
+import { MISSING, TokenIdentities } from './auth/caller.js';
 import { schema } from './schema/index.js';
 import type { GraphQLContext } from './schema/context.js';
 import { boundedMasking, maskErrors, requestError } from './schema/errors.js';
@@ -104,7 +104,7 @@ function contextFactory(deps: ServerDeps, parts: YogaParts) {
       endRequest: () => answered.abort(),
       mcpListCall: initial.request?.headers.get(MCP_LIST_CALL_HEADER) === '1',
       caller: resolution.caller,
-      authFailure: describeAuthFailure(resolution.failure),
+      authFailure: resolution.failure,
       events: deps.events,
       sharedLoads,
       sessions: parts.sessions,

@@ -3,7 +3,7 @@
 // is (TokenIdentities, `unverified`).
 import type { Database } from '../store/db.js';
 import type { RunIdentity } from '../domain/types.js';
-import { InactiveTokenError } from '../domain/errors.js';
+import { InactiveTokenError, UnauthenticatedError } from '../domain/errors.js';
 import {
   findOperatorByTokenHash,
   findRunByTokenHash,
@@ -51,6 +51,11 @@ export type CallerResolution = { caller: Caller; failure: null } | { caller: nul
 /** No token was sent. */
 export const MISSING: CallerResolution = { caller: null, failure: { reason: 'missing' } };
 const UNKNOWN: CallerResolution = { caller: null, failure: { reason: 'unknown' } };
+
+/** The refusal of a request without a caller, saying why; a token that stopped working is `ended` (S6). */
+export function authFailureError(failure: AuthFailure | null): UnauthenticatedError {
+  return new UnauthenticatedError(describeAuthFailure(failure), failure?.reason === 'inactive');
+}
 
 export function describeAuthFailure(failure: AuthFailure | null): string | null {
   if (!failure || failure.reason === 'missing') return null;
@@ -152,7 +157,10 @@ export async function readLive<T>(
   if (liveness && isEmpty(answer)) {
     const checked = await requireLive(db, caller);
     if (!checked.caller)
-      throw new InactiveTokenError(describeAuthFailure(checked.failure) ?? 'unknown token');
+      throw new InactiveTokenError(
+        describeAuthFailure(checked.failure) ?? 'unknown token',
+        checked.failure.reason === 'inactive',
+      );
   }
   return answer;
 }

@@ -29,12 +29,25 @@ export abstract class ServiceError extends Error {
   }
 }
 
-/** No caller: no token, an unknown token, or one that stopped authenticating (W9, S6). */
+/**
+ * GraphQL `extensions.reason` of an UNAUTHENTICATED answer to a real token that stopped
+ * authenticating (revoked, or its run finished: S6): a client tells an ended session from a wrong
+ * token by this, never by the message.
+ */
+export const TOKEN_ENDED = 'TOKEN_ENDED';
+
+/** No caller: no token, an unknown token, or one that stopped authenticating (`ended`: W9, S6). */
 export class UnauthenticatedError extends ServiceError {
   readonly code = 'UNAUTHENTICATED';
   override readonly httpStatus = 401;
-  constructor(reason?: string | null) {
+  constructor(
+    reason?: string | null,
+    readonly ended = false,
+  ) {
     super(reason ? `Not authenticated: ${reason}` : 'Not authenticated: send Authorization: Bearer <token>');
+  }
+  override extensions(): Record<string, unknown> {
+    return this.ended ? { ...super.extensions(), reason: TOKEN_ENDED } : super.extensions();
   }
 }
 
@@ -46,9 +59,16 @@ export class InactiveTokenError extends ServiceError {
   readonly code = 'UNAUTHENTICATED';
   /** What the refusal says after "Not authenticated: " (the gate's words, L4). */
   readonly detail: string;
-  constructor(detail: string) {
+  constructor(
+    detail: string,
+    /** False when the token is no longer known at all: answered as an unknown token is (S14). */
+    readonly ended = true,
+  ) {
     super(`Not authenticated: ${detail}`);
     this.detail = detail;
+  }
+  override extensions(): Record<string, unknown> {
+    return this.ended ? { ...super.extensions(), reason: TOKEN_ENDED } : super.extensions();
   }
 }
 

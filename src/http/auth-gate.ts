@@ -4,7 +4,6 @@
 import { GraphQLError, Kind, parse, type DocumentNode, type SelectionSetNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import {
-  describeAuthFailure,
   resolveCaller,
   resolveCallerDeferringLiveness,
   type CallerResolution,
@@ -46,7 +45,7 @@ export function createAuthGate(deps: {
   identities: TokenIdentities;
 }): AuthGate {
   const resolutions = new WeakMap<Request, CallerResolution>();
-  const refuse = (resolution: CallerResolution) => unauthenticated(describeAuthFailure(resolution.failure));
+  const refuse = (resolution: CallerResolution) => unauthenticated(resolution.failure);
 
   const plugin: Plugin = {
     async onRequest({ request, url, endResponse, fetchAPI }) {

@@ -4,7 +4,7 @@
 // any other document has the token checked before it runs (S6, L4).
 import { getOperationAST, Kind, type ExecutionArgs, type ExecutionResult, type GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { describeAuthFailure, isUnverified, requireLive, type CallerResolution } from '../auth/caller.js';
+import { isUnverified, requireLive, type CallerResolution } from '../auth/caller.js';
 import type { GraphQLContext } from '../schema/context.js';
 import type { Database } from '../store/db.js';
 
@@ -59,7 +59,7 @@ export function livenessHooks(
     const resolution = await requireLive(db, caller);
     if (context.request) resolutions.set(context.request, resolution);
     context.caller = resolution.caller;
-    context.authFailure = describeAuthFailure(resolution.failure);
+    context.authFailure = resolution.failure;
     if (!resolution.caller) stop({ errors: [refuse(resolution)] });
   };
   return {

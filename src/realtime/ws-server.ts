@@ -7,7 +7,7 @@ import type { Context, SubscribePayload } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocket, WebSocketServer, type ServerOptions as WsOptions } from 'ws';
-import { describeAuthFailure, resolveCaller, type CallerResolution } from '../auth/caller.js';
+import { resolveCaller, type CallerResolution } from '../auth/caller.js';
 import { internalError, unauthenticated } from '../auth/errors.js';
 import { bearerToken } from '../auth/tokens.js';
 import type { Database } from '../store/db.js';
@@ -154,7 +154,7 @@ async function operationCaller(
     return [internalError()];
   }
   // S3: a token that stopped working gets no parsing or validation.
-  if (!callerResolution.caller) return [unauthenticated(describeAuthFailure(callerResolution.failure))];
+  if (!callerResolution.caller) return [unauthenticated(callerResolution.failure)];
   return callerResolution;
 }
 

@@ -1,4 +1,4 @@
-import type { Caller } from '../auth/caller.js';
+import type { AuthFailure, Caller } from '../auth/caller.js';
 import type { Database } from '../store/db.js';
 import type { MemoryEvents } from '../realtime/events.js';
 import type { SharedLoads } from '../realtime/shared-loads.js';
@@ -25,7 +25,7 @@ export interface GraphQLContext {
   mcpListCall: boolean;
   caller: Caller | null;
   /** Why a sent token was refused (null when none was sent). */
-  authFailure: string | null;
+  authFailure: AuthFailure | null;
   events: MemoryEvents;
   /** Per-process cache that lets subscribers share the read of a new record. */
   sharedLoads: SharedLoads;
