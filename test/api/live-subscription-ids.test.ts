@@ -5,10 +5,7 @@
 // operation under it is still in flight (close 4409, as graphql-ws does for an id it knows), and
 // ends every subscription with its socket.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CLOSE_SUBSCRIBER_EXISTS,
-  MAX_SUBSCRIPTIONS_PER_SOCKET,
-} from '../../src/realtime/socket-operations.js';
+import { MAX_SUBSCRIPTIONS_PER_SOCKET } from '../../src/realtime/socket-operations.js';
 import { createMemoryEvents } from '../../src/realtime/events.js';
 import {
   ADMIN_TOKEN,
@@ -21,6 +18,7 @@ import {
 } from '../support/harness.js';
 import { countingListeners, RawSocket } from '../support/raw-ws.js';
 import { openSubscriptions, settleOpenSubscriptions } from '../support/live.js';
+import { CloseCode } from '../../src/realtime/close-codes.js';
 
 const QUERY = `subscription($agentId: UUID, $filter: MemoryFilter, $after: String) {
   memoryAdded(agentId: $agentId, filter: $filter, after: $after) { cursor node { id agentId type } }
@@ -62,7 +60,7 @@ describe('subscription ids reused on one socket (L1, L4)', () => {
     socket.complete('s');
     socket.subscribe('s', QUERY, { agentId: y.agentId });
     await socket.until(() => socket.closeCode !== null, 'the close');
-    expect(socket.closeCode).toBe(CLOSE_SUBSCRIBER_EXISTS);
+    expect(socket.closeCode).toBe(CloseCode.SubscriberAlreadyExists);
     await write(x, 'for_x');
     await write(y, 'for_y');
     expect(socket.nodeIds('s')).toEqual([]);
@@ -79,7 +77,7 @@ describe('subscription ids reused on one socket (L1, L4)', () => {
     }
     socket.subscribe('same', QUERY);
     await socket.until(() => socket.closeCode !== null, 'the close');
-    expect(socket.closeCode).toBe(CLOSE_SUBSCRIBER_EXISTS);
+    expect(socket.closeCode).toBe(CloseCode.SubscriberAlreadyExists);
     expect(await settleOpenSubscriptions(h.fetch, before, 3_000)).toBe(before);
     expect(listeners()).toBe(0);
   });
@@ -104,7 +102,7 @@ describe('subscription ids reused on one socket (L1, L4)', () => {
     socket.complete('r');
     socket.subscribe('r', QUERY, typed('new'));
     await socket.until(() => socket.closeCode !== null, 'the close');
-    expect(socket.closeCode).toBe(CLOSE_SUBSCRIBER_EXISTS);
+    expect(socket.closeCode).toBe(CloseCode.SubscriberAlreadyExists);
     expect(socket.messages.filter((m) => m.id === 'r').map((m) => m.type)).toEqual(['next', 'next']);
     expect(await settleOpenSubscriptions(h.fetch, before, 3_000)).toBe(before);
     expect(listeners()).toBe(0);

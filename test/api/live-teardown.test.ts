@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
 import { feedsOf } from '../../src/realtime/agent-feed.js';
 import { createMemoryEvents, type MemoryEvents } from '../../src/realtime/events.js';
 import { Fanout } from '../../src/realtime/shared-subscribe.js';
-import { CLOSE_FORBIDDEN, CLOSE_SLOW_CONSUMER } from '../../src/realtime/ws-server.js';
+
 import {
   ADMIN_TOKEN,
   createAgentFixture,
@@ -19,6 +19,7 @@ import {
 } from '../support/harness.js';
 import { subscribeSse, openSubscriptions } from '../support/live.js';
 import { countingListeners, RawSocket } from '../support/raw-ws.js';
+import { CloseCode } from '../../src/realtime/close-codes.js';
 
 const QUERY = `subscription($a: UUID, $after: String) { memoryAdded(agentId: $a, after: $after) { cursor node { id content } } }`;
 
@@ -107,7 +108,7 @@ describe('revocation and slow consumers (S6, L4)', () => {
     await socket.until(() => socket.closeCode !== null, 'the close');
     await sse.closed;
 
-    expect(socket.closeCode).toBe(CLOSE_FORBIDDEN);
+    expect(socket.closeCode).toBe(CloseCode.Forbidden);
     expect(socket.nodeIds('1')).toEqual([before.id]);
     expect(sse.edges.map((edge) => edge.node.id)).toEqual([before.id]);
     expect(JSON.stringify(sse.errors)).toContain('"code":"');
@@ -130,7 +131,7 @@ describe('revocation and slow consumers (S6, L4)', () => {
     tcp.resume();
     await socket.until(() => socket.closeCode !== null, 'the close', 20_000);
 
-    expect(socket.closeCode).toBe(CLOSE_SLOW_CONSUMER);
+    expect(socket.closeCode).toBe(CloseCode.SlowConsumer);
     expect(socket.nexts('s0').length).toBeLessThan(1 + records);
     expect(await leftovers()).toEqual(nothingLeft);
   });
