@@ -64,6 +64,11 @@ type Outcome = { error?: unknown } | null;
 
 export class Fanout {
   private readonly groups = new Map<string, FanoutGroup>();
+
+  /** How many groups have members (nothing is left once every subscription ended). */
+  get groupCount(): number {
+    return this.groups.size;
+  }
   private readonly shapes = new WeakMap<DocumentNode, DocumentShape>();
   private nextUnshared = 0;
 

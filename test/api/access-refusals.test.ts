@@ -183,6 +183,7 @@ function callerlessContext(authFailure: AuthFailure | null): GraphQLContext {
     endRequest: () => {},
     mcpListCall: false,
     events: untouchable as GraphQLContext['events'],
+    feeds: untouchable as GraphQLContext['feeds'],
     sharedLoads: untouchable as GraphQLContext['sharedLoads'],
     sessions: untouchable as GraphQLContext['sessions'],
     metrics: untouchable as GraphQLContext['metrics'],

@@ -4,9 +4,7 @@
 // fan-out group, agent feed or event listener is left.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Socket } from 'node:net';
-import { feedsOf } from '../../src/realtime/agent-feed.js';
 import { createMemoryEvents, type MemoryEvents } from '../../src/realtime/events.js';
-import { Fanout } from '../../src/realtime/shared-subscribe.js';
 
 import {
   ADMIN_TOKEN,
@@ -28,17 +26,8 @@ let base: string;
 let events: MemoryEvents;
 let listeners: () => number;
 let fx: AgentFixture & { run: string };
-/** The server's fan-out, caught when its first member joins (its maps are private). */
-let fanout: { groups: Map<string, unknown> } | undefined;
 
 beforeAll(async () => {
-  // Catches the server's fan-out (its maps are private) when its first member joins.
-  const proto = Fanout.prototype as unknown as { run: (...args: unknown[]) => unknown };
-  const run = proto.run;
-  vi.spyOn(proto, 'run').mockImplementation(function (this: unknown, ...args: unknown[]) {
-    fanout = this as typeof fanout;
-    return run.apply(this, args);
-  });
   const counting = countingListeners(createMemoryEvents());
   events = counting.events;
   listeners = counting.open;
@@ -69,8 +58,8 @@ async function newestCursor(): Promise<string> {
 async function leftovers() {
   const read = async () => ({
     subscriptions: await openSubscriptions(h.fetch),
-    groups: fanout?.groups.size ?? 0,
-    feeds: (feedsOf(h.db, events) as unknown as { feeds: Map<string, unknown> }).feeds.size,
+    groups: h.server.fanout.groupCount,
+    feeds: h.server.feeds.size,
     listeners: listeners(),
   });
   let left = await read();

@@ -11,6 +11,7 @@ import { eventOf, type MemoryEvents } from '../../src/realtime/events.js';
 import { memoryAddedStream } from '../../src/realtime/memory-added.js';
 import { importMemories } from '../../src/service/import-memories.js';
 import { createAgentFixture, startHarness, type AgentFixture, type Harness } from '../support/harness.js';
+import { AgentFeeds } from '../../src/realtime/agent-feed.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -54,7 +55,7 @@ describe('events of an earlier version on the Redis wire (L3, B2)', () => {
   it('L3: a message without filter facts or seq makes the feed read the record; filters still hold, order too', async () => {
     const stream = memoryAddedStream({
       db: h.db,
-      events,
+      feeds: new AgentFeeds(h.db, events),
       agentId: fx.agentId,
       filter: resolveFilter({ instruments: ['ETH'] }, new Date()),
       afterSeq: null,

@@ -6,6 +6,7 @@ import { resolveFilter } from '../../src/domain/memory-filter.js';
 import { createMemoryEvents } from '../../src/realtime/events.js';
 import { memoryAddedStream } from '../../src/realtime/memory-added.js';
 import type { Database } from '../../src/store/db.js';
+import { AgentFeeds } from '../../src/realtime/agent-feed.js';
 
 const at = new Date('2026-09-01T10:00:00Z');
 const facts = { instruments: [], producerId: null, runKind: null, expiresAt: null };
@@ -43,10 +44,18 @@ function searchedDatabase() {
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
+/** One server's feeds per event bus, as createServer makes them: streams of one bus share them. */
+const feedsByBus = new Map<ReturnType<typeof createMemoryEvents>, AgentFeeds>();
+function feedsOn(db: Database, events: ReturnType<typeof createMemoryEvents>): AgentFeeds {
+  const feeds = feedsByBus.get(events) ?? new AgentFeeds(db, events);
+  feedsByBus.set(events, feeds);
+  return feeds;
+}
+
 async function searching(db: Database, events: ReturnType<typeof createMemoryEvents>, text: string) {
   const stream = memoryAddedStream({
     db,
-    events,
+    feeds: feedsOn(db, events),
     agentId: 'a',
     filter: resolveFilter({ text }, at),
     afterSeq: null,
