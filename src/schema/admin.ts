@@ -61,7 +61,9 @@ builder.prismaObject('OperatorToken', {
 
 builder.prismaObject('Instrument', {
   fields: (t) => ({
-    id: t.exposeString('id', { description: 'Canonical Hyperliquid name, e.g. ETH or kPEPE.' }),
+    id: t.exposeString('id', {
+      description: "The venue's exact perp name (V1): BTC, kPEPE, or a builder dex's xyz:TSLA.",
+    }),
     active: t.exposeBoolean('active'),
   }),
 });
