@@ -11,7 +11,8 @@ import {
 import type { z } from 'zod';
 import { ServiceAnswerError, type ServiceExecutor } from './executor.js';
 import { adviceFor, DESCRIPTIONS, SERVER_INSTRUCTIONS } from './protocol.js';
-import { inputSchemaOf, outputSchemaOf, type ToolFailure } from './shapes.js';
+import { checkArgumentKeys } from '../domain/argument-keys.js';
+import { argumentShapeOf, inputSchemaOf, outputSchemaOf, type ToolFailure } from './shapes.js';
 import { audienceOf, toolsFor, TOOLS, type Audience, type Tool } from './tools.js';
 
 const MCP_SERVER_INFO = { name: 'memory-service', version: '0.1.0' };
@@ -56,6 +57,8 @@ const LISTED = new Map<string, ListedTool>(
     },
   ]),
 );
+
+const ARGUMENT_SHAPES = new Map(TOOLS.map((tool) => [tool.name, argumentShapeOf(tool.input)]));
 
 export function createMcpServer(service: ServiceExecutor, options: { onFault?(error: unknown): void } = {}) {
   const server = new Server(MCP_SERVER_INFO, {
@@ -112,6 +115,10 @@ async function callTool(
 ): Promise<CallToolResult> {
   let args = rawArgs;
   if (!tool.serviceValidates) {
+    // M10: an unknown key is refused, not dropped; a missing one is said to be missing.
+    const keyProblem = checkArgumentKeys(rawArgs, ARGUMENT_SHAPES.get(tool.name)!);
+    if (keyProblem)
+      return failed({ error: keyProblem.message, code: 'validation_error', field: keyProblem.field });
     const parsed = tool.input.safeParse(rawArgs);
     if (!parsed.success) return failed(argumentFailure(parsed.error));
     args = parsed.data as Record<string, unknown>;

@@ -1,6 +1,7 @@
 // The MCP tools' structured results (snake_case, like the REST body): one zod definition per shape,
 // which is at once the tool's outputSchema, the GraphQL selection the tool asks for, and its type.
 import { z } from 'zod';
+import type { ArgumentShape } from '../domain/argument-keys.js';
 
 export const Uuid = z.guid();
 const Instant = z.string().describe('ISO-8601 instant (UTC)');
@@ -144,4 +145,19 @@ export function snakeKeys(value: unknown): unknown {
   return Object.fromEntries(
     Object.entries(value).map(([key, inner]) => [snake(key), key === 'metadata' ? inner : snakeKeys(inner)]),
   );
+}
+
+/** M10: the keys a tool's arguments may have and must have, nested objects and arrays of them included. */
+export function argumentShapeOf(input: z.ZodObject): ArgumentShape {
+  const entries = Object.entries(input.shape as Record<string, z.ZodType>);
+  const nested: Record<string, ArgumentShape> = {};
+  for (const [key, value] of entries) {
+    const inner = unwrap(value);
+    if (inner instanceof z.ZodObject) nested[key] = argumentShapeOf(inner);
+  }
+  return {
+    keys: entries.map(([key]) => key),
+    required: entries.filter(([, value]) => !value.safeParse(undefined).success).map(([key]) => key),
+    nested,
+  };
 }
