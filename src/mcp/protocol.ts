@@ -17,6 +17,7 @@ export const DESCRIPTIONS = {
 - Links: copy target_memory_id unchanged from get_trading_context or get_memory; never guess. A correction links the exact original with link_type "corrects".
 - Trading runs: one trading_decision per evaluated instrument (no-trade included) linking every considered record (link_type "considered", corrections too); an opening order cites the returned memory_id. If the decision cannot be written, reduce risk only.
 - Failures come back with isError and code: invalid_memory_link → refetch context, repair only links[link_index], retry once; invalid_memory_target → fix only instruments[instrument_index]; validation_error → fix field. Send an idempotency_key so a retry after a timeout never stores twice.`,
+  list_instruments: `The instruments this agent selects (what writes may target) and the active catalog, by the venue's exact names: main dex BTC, kPEPE; builder dex xyz:TSLA. Case-sensitive.`,
   get_trading_context: `The trading context of one instrument: the latest Analysis research per producer, type and scope.
 FRESH entries come first with their full research; STALE and DISABLED ones are stubs without content (do not act on them).
 corrections lists records that correct others (link_type "corrects") with their status; learnings are the agent's durable lessons.
@@ -38,7 +39,9 @@ export function adviceFor(failure: ToolFailure): string {
     case 'invalid_memory_link':
       return `Call get_trading_context again, replace only links[${failure.link_index}] with an id copied unchanged from it (or drop that link), and retry once. Never guess ids.`;
     case 'invalid_memory_target':
-      return `instruments[${failure.instrument_index}] is not an active instrument this agent selects: fix only that entry (exact canonical name, e.g. ETH or kPEPE) and retry once.`;
+      return `instruments[${failure.instrument_index}] is not an active instrument this agent selects: replace only that entry with one of ${(failure.selected ?? []).join(', ') || '(none selected)'} and retry once.`;
+    case 'unknown_instrument':
+      return `Use one of the selected instruments exactly as listed (${(failure.selected ?? []).join(', ') || 'none selected'}); call list_instruments for the catalog.`;
     case 'validation_error':
       return `Fix ${failure.field ?? 'the arguments'} and retry once.`;
     case 'reserved_memory_type':

@@ -74,6 +74,7 @@ const ContextCorrection = z.object({
 export const TradingContext = z.object({
   agent_id: Uuid,
   instrument: z.string(),
+  selected: z.boolean().describe('false: the agent does not select it now (writes to it fail).'),
   at: Instant,
   entries: z.array(ContextEntry).describe('FRESH first, then stubs; newest first in each part (C4).'),
   corrections: z.array(ContextCorrection),
@@ -100,6 +101,7 @@ export const ToolFailure = z.object({
   link_index: z.number().int().optional(),
   instrument_index: z.number().int().optional(),
   field: z.string().optional(),
+  selected: z.array(z.string()).optional(),
 });
 export type ToolFailure = z.infer<typeof ToolFailure>;
 

@@ -121,11 +121,48 @@ const getTradingContext = defineTool({
   }),
   output: TradingContext,
   async run(args, service) {
-    const data = await service.graphql<{ tradingContext: unknown }>(
-      `query($instrument: String!, $at: DateTime) { tradingContext(instrument: $instrument, at: $at) { ${selectionOf(TradingContext)} } }`,
+    const data = await service.graphql<{ tradingContext: { known: boolean } & Record<string, unknown> }>(
+      `query($instrument: String!, $at: DateTime) { tradingContext(instrument: $instrument, at: $at) { known ${selectionOf(TradingContext)} } }`,
       { instrument: args.instrument, at: args.at ?? null },
     );
-    return { ok: true, value: snakeKeys(data.tradingContext) as Record<string, unknown> };
+    const { known, ...context } = data.tradingContext;
+    // M11: a name the catalog does not hold (DOGE, btc) is the agent's mistake, not an empty context.
+    if (!known) {
+      const { selected } = await instrumentsOf(service);
+      return {
+        ok: false,
+        failure: {
+          error: `instrument ${JSON.stringify(args.instrument)} is not in the catalog; names are the venue's exact, case-sensitive spelling`,
+          code: 'unknown_instrument',
+          selected,
+        },
+      };
+    }
+    return { ok: true, value: snakeKeys(context) as Record<string, unknown> };
+  },
+});
+
+/** M11: what the agent selects (active only: what a write may target) and the active catalog. */
+async function instrumentsOf(service: ServiceExecutor): Promise<{ selected: string[]; catalog: string[] }> {
+  const data = await service.graphql<{
+    viewer: { agent: { instruments: string[] } | null };
+    instruments: { id: string }[];
+  }>('{ viewer { agent { instruments } } instruments { id } }');
+  const catalog = data.instruments.map((instrument) => instrument.id);
+  const active = new Set(catalog);
+  const selected = (data.viewer.agent?.instruments ?? []).filter((id) => active.has(id));
+  return { selected, catalog };
+}
+
+const listInstruments = defineTool({
+  name: 'list_instruments',
+  title: 'List instruments',
+  audience: ['OPERATOR', ...RUNS],
+  readOnly: true,
+  input: z.object({}),
+  output: z.object({ selected: z.array(z.string()), catalog: z.array(z.string()) }),
+  async run(_args, service) {
+    return { ok: true, value: await instrumentsOf(service) };
   },
 });
 
@@ -238,6 +275,7 @@ const getDecisionAudit = defineTool({
 
 export const TOOLS: readonly Tool[] = [
   writeMemory,
+  listInstruments,
   getTradingContext,
   listMemories,
   listMemoryTypes,
