@@ -47,13 +47,8 @@ const LISTED = new Map<string, ListedTool>(
       description: DESCRIPTIONS[tool.name],
       inputSchema: inputSchemaOf(tool.input) as ListedTool['inputSchema'],
       outputSchema: outputSchemaOf(tool.output) as ListedTool['outputSchema'],
-      annotations: {
-        title: tool.title,
-        readOnlyHint: tool.readOnly,
-        destructiveHint: false,
-        idempotentHint: tool.readOnly,
-        openWorldHint: false,
-      },
+      // M9: only what differs from the defaults (a read destroys nothing; a write only adds).
+      annotations: tool.readOnly ? { readOnlyHint: true } : { destructiveHint: false },
     },
   ]),
 );
@@ -126,8 +121,9 @@ async function callTool(
   try {
     const outcome = await tool.run(args, service);
     if (!outcome.ok) return failed(outcome.failure);
+    // M9: the result once, as structured content; the text is a one-line summary of it.
     return {
-      content: [{ type: 'text', text: JSON.stringify(outcome.value) }],
+      content: [{ type: 'text', text: tool.summary(outcome.value) }],
       structuredContent: outcome.value,
     };
   } catch (error) {
