@@ -8,7 +8,7 @@ import { MemoryRef, recordInputFields } from './memory.js';
 import { recordNeeds } from './record-needs.js';
 
 /** S1: the scheduler's operations and the operator tokens are the admin token's alone. */
-const adminOnly = {
+export const adminOnly = {
   authScopes: { admin: true },
   unauthorizedError: refusal('This operation needs the admin token'),
 } as const;
@@ -58,38 +58,6 @@ builder.prismaObject('OperatorToken', {
     }),
   }),
 });
-
-builder.prismaObject('Instrument', {
-  fields: (t) => ({
-    id: t.exposeString('id', {
-      description: "The venue's exact perp name (V1): BTC, kPEPE, or a builder dex's xyz:TSLA.",
-    }),
-    active: t.exposeBoolean('active'),
-    szDecimals: t.exposeInt('szDecimals', {
-      nullable: true,
-      description: "The venue's size decimals (V2: from its meta answer; null until a sync).",
-    }),
-    maxLeverage: t.exposeInt('maxLeverage', {
-      nullable: true,
-      description: "The venue's maximum leverage (V2: from its meta answer; null until a sync).",
-    }),
-  }),
-});
-
-builder.queryField('instruments', (t) =>
-  t.withAuth({ anyCaller: true }).prismaField({
-    type: ['Instrument'],
-    description:
-      'M11: the instrument catalog by id — the active instruments, or every one with includeInactive. Readable by every token.',
-    args: { includeInactive: t.arg.boolean({ defaultValue: false }) },
-    resolve: (query, _root, args, ctx) =>
-      ctx.db.prisma.instrument.findMany({
-        ...query,
-        where: args.includeInactive ? {} : { active: true },
-        orderBy: { id: 'asc' },
-      }),
-  }),
-);
 
 builder.prismaObject('Producer', {
   fields: (t) => ({

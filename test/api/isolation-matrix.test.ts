@@ -98,6 +98,7 @@ const ACCESS = {
   // The scheduler's operations: admin token only.
   createAgent:             [UNA, UNA,    ok,         FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
   upsertInstrument:        [UNA, UNA,    ok,         FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
+  syncInstruments:         [UNA, UNA,    ok,         FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
   setAgentInstruments:     [UNA, UNA,    ok,         FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
   createProducer:          [UNA, UNA,    ok,         FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
   setProducerEnabled:      [UNA, UNA,    ok,         FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
@@ -253,6 +254,11 @@ const CALLS: Record<Exclude<Operation, `${string} /${string}`>, GraphQLCall> = {
   upsertInstrument: {
     document: 'mutation { upsertInstrument(input: { id: "ETH", active: true }) { id active } }',
   },
+  // A builder dex of its own, so the world's main-dex instruments stay active for the other rows.
+  syncInstruments: {
+    document: 'mutation($m: JSON!) { syncInstruments(meta: $m, dex: "mx") { added unchanged } }',
+    variables: () => ({ m: { universe: [{ name: 'mx:AAA', szDecimals: 2, maxLeverage: 5 }] } }),
+  },
   setAgentInstruments: {
     document:
       'mutation($a: UUID!) { setAgentInstruments(agentId: $a, instrumentIds: ["BTC", "ETH", "SOL"]) { id instruments } }',
@@ -402,6 +408,7 @@ const AGENT_FREE: readonly Operation[] = [
   'POST /mcp list_memory_types',
   'createAgent',
   'upsertInstrument',
+  'syncInstruments',
   'GET /healthz',
   'GET /readyz',
   'GET /metrics',
