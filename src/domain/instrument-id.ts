@@ -2,7 +2,6 @@
 // builder-deployed (HIP-3) perp `<dex>:<coin>` (`xyz:TSLA`); case-sensitive, never rewritten. The
 // catalog's CHECK constraint (migration venue_instrument_names) is the same pattern.
 
-const MAIN_DEX_NAME = /^[A-Za-z0-9]{1,32}$/;
 const BUILDER_DEX = /^[a-z0-9]{1,16}$/;
 const INSTRUMENT_ID = /^(?:[A-Za-z0-9]{1,32}|[a-z0-9]{1,16}:[A-Za-z0-9]{1,32})$/;
 
@@ -22,8 +21,4 @@ export function isBuilderDex(dex: string): boolean {
 export function dexOf(id: string): string | null {
   const colon = id.indexOf(':');
   return colon < 0 ? null : id.slice(0, colon);
-}
-
-export function isMainDexName(id: string): boolean {
-  return MAIN_DEX_NAME.test(id);
 }
