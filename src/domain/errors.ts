@@ -115,6 +115,12 @@ export class InvalidMemoryLinkError extends MemoryWriteError {
   }
 }
 
+/** A message names at most ten instruments (the structured `selected` has them all). */
+function listed(ids: readonly string[]): string {
+  if (!ids.length) return 'none selected';
+  return ids.length > 10 ? `${ids.slice(0, 10).join(', ')}, … (${ids.length} in all)` : ids.join(', ');
+}
+
 export class InvalidMemoryTargetError extends MemoryWriteError {
   readonly code = 'invalid_memory_target';
   constructor(
@@ -124,7 +130,7 @@ export class InvalidMemoryTargetError extends MemoryWriteError {
     readonly selected: readonly string[] | null = null,
   ) {
     super(
-      `instruments[${instrumentIndex}] ${quoteInput(instrument)} is not an active instrument selected by this agent; use the venue's exact name (case-sensitive)${selected ? `, one of: ${selected.join(', ') || 'none selected'}` : ''}`,
+      `instruments[${instrumentIndex}] ${quoteInput(instrument)} is not an active instrument selected by this agent; use the venue's exact name (case-sensitive)${selected ? `, one of: ${listed(selected)}` : ''}`,
     );
   }
   /** The same refusal, naming what the agent selects. */
