@@ -135,18 +135,33 @@ export class InvalidMemoryLinkError extends MemoryWriteError {
   }
 }
 
+/** A message names at most ten instruments (the structured `selected` has them all). */
+function listed(ids: readonly string[]): string {
+  if (!ids.length) return 'none selected';
+  return ids.length > 10 ? `${ids.slice(0, 10).join(', ')}, … (${ids.length} in all)` : ids.join(', ');
+}
+
 export class InvalidMemoryTargetError extends MemoryWriteError {
   readonly code = 'invalid_memory_target';
   constructor(
     readonly instrumentIndex: number,
-    instrument: string,
+    readonly instrument: string,
+    /** M11: the active instruments the agent selects — what a write's target could have been (null: an import). */
+    readonly selected: readonly string[] | null = null,
   ) {
     super(
-      `instruments[${instrumentIndex}] ${quoteInput(instrument)} is not an active instrument selected by this agent; use the exact canonical name (e.g. "ETH")`,
+      `instruments[${instrumentIndex}] ${quoteInput(instrument)} is not an active instrument selected by this agent; use the venue's exact name (case-sensitive)${selected ? `, one of: ${listed(selected)}` : ''}`,
     );
   }
+  /** The same refusal, naming what the agent selects. */
+  withSelected(selected: readonly string[]): InvalidMemoryTargetError {
+    return new InvalidMemoryTargetError(this.instrumentIndex, this.instrument, selected);
+  }
   override details() {
-    return { instrumentIndex: this.instrumentIndex };
+    return {
+      instrumentIndex: this.instrumentIndex,
+      ...(this.selected ? { selected: [...this.selected] } : {}),
+    };
   }
 }
 

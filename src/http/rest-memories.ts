@@ -9,6 +9,7 @@ import {
   RateLimitedError,
   RunNotRunningError,
 } from '../domain/errors.js';
+import { checkArgumentKeys, type ArgumentShape } from '../domain/argument-keys.js';
 import { isUuid } from '../domain/uuid.js';
 import { prismaQueryTimeout } from '../store/errors.js';
 import { json } from './json.js';
@@ -21,11 +22,20 @@ function fail(field: string, message: string): Parsed {
 
 const isStringOrNull = (v: unknown) => v === undefined || v === null || typeof v === 'string';
 
-/** Request shape only (types, UUID syntax); the domain rules run in the shared service function. */
+/** M10: the body's keys (the write_memory tool's arguments are the same). */
+const WRITE_BODY: ArgumentShape = {
+  keys: ['type', 'scope', 'instruments', 'content', 'metadata', 'timeframe', 'links', 'idempotency_key'],
+  required: ['type', 'scope', 'content'],
+  nested: { links: { keys: ['target_memory_id', 'link_type'], required: ['target_memory_id', 'link_type'] } },
+};
+
+/** Request shape only (keys, types, UUID syntax); the domain rules run in the shared service function. */
 export function parseRestMemoryBody(body: unknown): Parsed {
   if (!body || typeof body !== 'object' || Array.isArray(body))
     return fail('body', 'the body must be a JSON object');
   const b = body as Record<string, unknown>;
+  const keyProblem = checkArgumentKeys(b, WRITE_BODY);
+  if (keyProblem) return fail(keyProblem.field, keyProblem.message);
   if (typeof b.type !== 'string') return fail('type', 'type must be a string');
   if (b.scope !== 'AGENT' && b.scope !== 'INSTRUMENTS')
     return fail('scope', 'scope must be "AGENT" or "INSTRUMENTS"');
