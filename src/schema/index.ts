@@ -10,5 +10,6 @@ import './agents.js';
 import './trading-context.js';
 import './browser.js';
 import './subscriptions.js';
+import './runs.js';
 
 export const schema = lexicographicSortSchema(builder.toSchema());

@@ -69,6 +69,9 @@ const ACCESS = {
   agents:                  [UNA, UNA,    ok,         ok,         ok,         ok,         ok,         ok,         UNA,      UNA],
   agent:                   [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  UNA,      UNA],
   'agent:operatorTokens':  [UNA, UNA,    ok,         [FBD, nul], [FBD, nul], [FBD, nul], [FBD, nul], [FBD, nul], UNA,      UNA],
+  // B7: runs are the desk's (operators, Review runs, the admin), not Analysis or Trading runs'.
+  'agent:runs':            [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [FBD, nul], [FBD, nul], [ok, nul],  UNA,      UNA],
+  'agent:producerRuns':    [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [FBD, nul], [FBD, nul], [ok, nul],  UNA,      UNA],
   // Reads of records (§1): a Trading run reads only the trading context and its own (its producer's)
   // trading decisions — not Analysis research, not its producer's other records.
   memory:                  [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [ok, nul],  nul,        [ok, nul],  UNA,      UNA],
@@ -170,6 +173,16 @@ const CALLS: Record<Exclude<Operation, `${string} /${string}`>, GraphQLCall> = {
   },
   'agent:operatorTokens': {
     document: 'query($id: UUID!) { agent(id: $id) { id operatorTokens { id label } } }',
+    variables: (d) => ({ id: d.agentId }),
+  },
+  'agent:runs': {
+    document:
+      'query($id: UUID!) { agent(id: $id) { id runs(first: 5) { edges { node { id recordCount empty } } } } }',
+    variables: (d) => ({ id: d.agentId }),
+  },
+  'agent:producerRuns': {
+    document:
+      'query($id: UUID!) { agent(id: $id) { id producers { id runs(first: 5) { edges { node { id status } } } } } }',
     variables: (d) => ({ id: d.agentId }),
   },
   memory: {
