@@ -11,5 +11,6 @@ import './trading-context.js';
 import './browser.js';
 import './subscriptions.js';
 import './runs.js';
+import './health.js';
 
 export const schema = lexicographicSortSchema(builder.toSchema());

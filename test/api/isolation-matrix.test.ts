@@ -88,6 +88,8 @@ const ACCESS = {
   'memories:producerIds':  [UNA, UNA,    [ok, EMP],  [ok, EMP],  [ok, EMP],  [ok, EMP],  FBD,        [ok, EMP],  UNA,      UNA],
   'memoryTypes:producerIds':[UNA, UNA,   [ok, EMP],  [ok, EMP],  [ok, EMP],  [ok, EMP],  FBD,        [ok, EMP],  UNA,      UNA],
   tradingContext:          [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  [ok, FBD],  [ok, FBD],  [ok, FBD],  UNA,      UNA],
+  // B8–B10: the desk's reads, like tradingContext for operators and Review runs; not Analysis or Trading runs.
+  producerHealth:          [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  FBD,        FBD,        [ok, FBD],  UNA,      UNA],
   decisionAudit:           [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  FBD,        FBD,        [ok, nul],  UNA,      UNA],
   // Writes: runs only; a link to the other agent's record is the same 422 as a nonexistent one (W4).
   createMemory:            [UNA, UNA,    FBD,        FBD,        FBD,        [ok, LNK],  [ok, LNK],  [ok, LNK],  UNA,      UNA],
@@ -228,6 +230,11 @@ const CALLS: Record<Exclude<Operation, `${string} /${string}`>, GraphQLCall> = {
   tradingContext: {
     document: `query($a: UUID) { tradingContext(agentId: $a, instrument: "ETH") {
       agentId entries { memoryId research { content } } corrections { memoryId } learnings { id } } }`,
+    variables: namedOnForeign,
+  },
+  producerHealth: {
+    document: `query($a: UUID) { producerHealth(agentId: $a, window: { rolling: LAST_24H }) {
+      producer { id } status lastRun { id recordCount } cyclesExpected missedBoundaries } }`,
     variables: namedOnForeign,
   },
   decisionAudit: {
