@@ -12,5 +12,6 @@ import './browser.js';
 import './subscriptions.js';
 import './runs.js';
 import './health.js';
+import './freshness.js';
 
 export const schema = lexicographicSortSchema(builder.toSchema());

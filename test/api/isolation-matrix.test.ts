@@ -90,6 +90,8 @@ const ACCESS = {
   tradingContext:          [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  [ok, FBD],  [ok, FBD],  [ok, FBD],  UNA,      UNA],
   // B8–B10: the desk's reads, like tradingContext for operators and Review runs; not Analysis or Trading runs.
   producerHealth:          [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  FBD,        FBD,        [ok, FBD],  UNA,      UNA],
+  freshnessBoard:          [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  FBD,        FBD,        [ok, FBD],  UNA,      UNA],
+  freshnessTimeline:       [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  FBD,        FBD,        [ok, FBD],  UNA,      UNA],
   decisionAudit:           [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  FBD,        FBD,        [ok, nul],  UNA,      UNA],
   // Writes: runs only; a link to the other agent's record is the same 422 as a nonexistent one (W4).
   createMemory:            [UNA, UNA,    FBD,        FBD,        FBD,        [ok, LNK],  [ok, LNK],  [ok, LNK],  UNA,      UNA],
@@ -236,6 +238,22 @@ const CALLS: Record<Exclude<Operation, `${string} /${string}`>, GraphQLCall> = {
     document: `query($a: UUID) { producerHealth(agentId: $a, window: { rolling: LAST_24H }) {
       producer { id } status lastRun { id recordCount } cyclesExpected missedBoundaries } }`,
     variables: namedOnForeign,
+  },
+  freshnessBoard: {
+    document: `query($a: UUID) { freshnessBoard(agentId: $a) {
+      instruments { instrument groups { producer { id } type state memoryId } latestDecision { id agentId } } } }`,
+    variables: namedOnForeign,
+  },
+  freshnessTimeline: {
+    document: `query($a: UUID, $from: DateTime!, $to: DateTime!) {
+      freshnessTimeline(agentId: $a, instrument: "ETH", from: $from, to: $to) {
+        lanes { producer { id } type intervals { memoryId } } decisions { id agentId } } }`,
+    // A range around the world's records (written on the real clock).
+    variables: (d, side) => ({
+      ...namedOnForeign(d, side),
+      from: new Date(Date.now() - 3 * 86_400_000).toISOString(),
+      to: new Date(Date.now() + 86_400_000).toISOString(),
+    }),
   },
   decisionAudit: {
     document: `query($id: UUID!) { decisionAudit(decisionId: $id) {
