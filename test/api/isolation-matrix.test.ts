@@ -72,6 +72,7 @@ const ACCESS = {
   // B7: runs are the desk's (operators, Review runs, the admin), not Analysis or Trading runs'.
   'agent:runs':            [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [FBD, nul], [FBD, nul], [ok, nul],  UNA,      UNA],
   'agent:producerRuns':    [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [FBD, nul], [FBD, nul], [ok, nul],  UNA,      UNA],
+  'agent:health':          [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [FBD, nul], [FBD, nul], [ok, nul],  UNA,      UNA],
   // Reads of records (§1): a Trading run reads only the trading context and its own (its producer's)
   // trading decisions — not Analysis research, not its producer's other records.
   memory:                  [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [ok, nul],  nul,        [ok, nul],  UNA,      UNA],
@@ -191,6 +192,11 @@ const CALLS: Record<Exclude<Operation, `${string} /${string}`>, GraphQLCall> = {
   'agent:runs': {
     document:
       'query($id: UUID!) { agent(id: $id) { id runs(first: 5) { edges { node { id recordCount empty } } } } }',
+    variables: (d) => ({ id: d.agentId }),
+  },
+  'agent:health': {
+    document:
+      'query($id: UUID!) { agent(id: $id) { id health { instrumentsSelected producersHealthy recordsLast24h } } }',
     variables: (d) => ({ id: d.agentId }),
   },
   'agent:producerRuns': {
