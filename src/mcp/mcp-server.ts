@@ -13,7 +13,8 @@ import { ServiceAnswerError, type ServiceExecutor } from './executor.js';
 import { adviceFor, DESCRIPTIONS, SERVER_INSTRUCTIONS } from './protocol.js';
 import { checkArgumentKeys } from '../domain/argument-keys.js';
 import { argumentShapeOf, inputSchemaOf, outputSchemaOf, type ToolFailure } from './shapes.js';
-import { audienceOf, toolsFor, TOOLS, type Audience, type Tool } from './tools.js';
+import { audienceOf, toolsFor } from './audience.js';
+import { TOOLS, type Audience, type Tool } from './tools.js';
 
 const MCP_SERVER_INFO = { name: 'memory-service', version: '0.1.0' };
 
@@ -46,7 +47,9 @@ const LISTED = new Map<string, ListedTool>(
       title: tool.title,
       description: DESCRIPTIONS[tool.name],
       inputSchema: inputSchemaOf(tool.input) as ListedTool['inputSchema'],
-      outputSchema: outputSchemaOf(tool.output) as ListedTool['outputSchema'],
+      ...(tool.listsOutput === false
+        ? {}
+        : { outputSchema: outputSchemaOf(tool.output) as ListedTool['outputSchema'] }),
       // M9: only what differs from the defaults (a read destroys nothing; a write only adds).
       annotations: tool.readOnly ? { readOnlyHint: true } : { destructiveHint: false },
     },

@@ -23,6 +23,7 @@ export const DESCRIPTIONS = {
   list_memory_types: `The memory types stored, with counts (a window: only types with records in it).`,
   get_memory: `One record by id; unknown and unreadable ids answer the same not_found. Trading runs read only their decisions.`,
   get_decision_audit: `A trading decision, what it links, and each target's context as of its created_at; else not_found.`,
+  get_producer_health: `Review: your producers' health over a window (default 24h): status (HEALTHY, LATE, MISSING, DISABLED, UNSCHEDULED), missed cycles (newest 5), p95 lateness, stale on arrival, failed runs.`,
 } as const;
 
 /** What the agent should do next, by failure code (W4 recovery: one repaired retry, never a guessed id). */

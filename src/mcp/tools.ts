@@ -1,8 +1,9 @@
-// The six MCP tools, defined once for both transports: who sees each, its zod input and output, and
+// The MCP tools, defined once for both transports: who sees each, its zod input and output, and
 // the GraphQL operation (or REST write) it runs as the caller — the service applies every rule.
 import { z } from 'zod';
 import { MAX_SEARCH_TEXT, MAX_SEARCH_WORDS } from '../domain/filter-fields.js';
 import type { ServiceExecutor } from './executor.js';
+import { getProducerHealth } from './health-tools.js';
 import { DESCRIPTIONS } from './protocol.js';
 import { timeWindow, windowArgs } from './window-args.js';
 import {
@@ -33,13 +34,15 @@ export interface Tool {
   serviceValidates?: true;
   input: z.ZodObject;
   output: z.ZodObject;
+  /** M9: a tool whose listing must stay small leaves its output schema out (the result is still structured). */
+  listsOutput?: false;
   run(args: Record<string, unknown>, service: ServiceExecutor): Promise<ToolOutcome>;
   /** M9: the one-line text beside the structured result (which is sent once, as structuredContent). */
   summary(value: Record<string, unknown>): string;
 }
 
 /** Keeps each tool's handler typed by its own input schema, and its summary by its output. */
-function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
   tool: Omit<Tool, 'input' | 'output' | 'run' | 'summary'> & {
     input: I;
     output: O;
@@ -281,20 +284,5 @@ export const TOOLS: readonly Tool[] = [
   listMemoryTypes,
   getMemory,
   getDecisionAudit,
+  getProducerHealth,
 ];
-
-/** The tools one caller may see and call (api-contract, MCP); everything else does not exist for it. */
-export function toolsFor(audience: Audience | null): Tool[] {
-  return audience ? TOOLS.filter((tool) => tool.audience.includes(audience)) : [];
-}
-
-/** Who the token is, asked once per MCP request (HTTP) or session (stdio) through `viewer`. */
-export async function audienceOf(service: ServiceExecutor): Promise<Audience | null> {
-  const { viewer } = await service.graphql<{ viewer: { kind: string; run: { kind: Audience } | null } }>(
-    '{ viewer { kind run { kind } } }',
-  );
-  if (viewer.kind === 'OPERATOR') return 'OPERATOR';
-  if (viewer.kind === 'RUN' && viewer.run) return viewer.run.kind;
-  // The admin token (the scheduler) acts for no agent; its operations are GraphQL's admin fields.
-  return null;
-}

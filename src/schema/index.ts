@@ -11,5 +11,11 @@ import './agents.js';
 import './trading-context.js';
 import './browser.js';
 import './subscriptions.js';
+import './runs.js';
+import './health.js';
+import './freshness.js';
+import './decision-evidence.js';
+import './run-changed.js';
+import './fleet.js';
 
 export const schema = lexicographicSortSchema(builder.toSchema());

@@ -69,6 +69,10 @@ const ACCESS = {
   agents:                  [UNA, UNA,    ok,         ok,         ok,         ok,         ok,         ok,         UNA,      UNA],
   agent:                   [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  UNA,      UNA],
   'agent:operatorTokens':  [UNA, UNA,    ok,         [FBD, nul], [FBD, nul], [FBD, nul], [FBD, nul], [FBD, nul], UNA,      UNA],
+  // B7: runs are the desk's (operators, Review runs, the admin), not Analysis or Trading runs'.
+  'agent:runs':            [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [FBD, nul], [FBD, nul], [ok, nul],  UNA,      UNA],
+  'agent:producerRuns':    [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [FBD, nul], [FBD, nul], [ok, nul],  UNA,      UNA],
+  'agent:health':          [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [FBD, nul], [FBD, nul], [ok, nul],  UNA,      UNA],
   // Reads of records (§1): a Trading run reads only the trading context and its own (its producer's)
   // trading decisions — not Analysis research, not its producer's other records.
   memory:                  [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [ok, nul],  nul,        [ok, nul],  UNA,      UNA],
@@ -87,6 +91,10 @@ const ACCESS = {
   // M11: the instrument catalog is reference data (D1): every token reads it.
   instruments:             [UNA, UNA,    ok,         ok,         ok,         ok,         ok,         ok,         UNA,      UNA],
   tradingContext:          [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  [ok, FBD],  [ok, FBD],  [ok, FBD],  UNA,      UNA],
+  // B8–B10: the desk's reads, like tradingContext for operators and Review runs; not Analysis or Trading runs.
+  producerHealth:          [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  FBD,        FBD,        [ok, FBD],  UNA,      UNA],
+  freshnessBoard:          [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  FBD,        FBD,        [ok, FBD],  UNA,      UNA],
+  freshnessTimeline:       [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  FBD,        FBD,        [ok, FBD],  UNA,      UNA],
   decisionAudit:           [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  FBD,        FBD,        [ok, nul],  UNA,      UNA],
   // Writes: runs only; a link to the other agent's record is the same 422 as a nonexistent one (W4).
   createMemory:            [UNA, UNA,    FBD,        FBD,        FBD,        [ok, LNK],  [ok, LNK],  [ok, LNK],  UNA,      UNA],
@@ -112,6 +120,8 @@ const ACCESS = {
   'importMemories:run':    [UNA, UNA,    [ok, BAD],  FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
   // Live updates: operators (and the admin naming the agent); run tokens may not subscribe.
   memoryAdded:             [UNA, UNA,    ok,         [ok, FBD],  [ok, FBD],  FBD,        FBD,        FBD,        UNA,      UNA],
+  // Issue 26 item 7: run changes, subscribed like memoryAdded (the call triggers a run change of `d`).
+  runChanged:              [UNA, UNA,    ok,         [ok, FBD],  [ok, FBD],  FBD,        FBD,        FBD,        UNA,      UNA],
   // MCP tools (POST /mcp, tools/call): role-scoped like the fields they run; the admin token has no tool.
   'POST /mcp write_memory':          [UNA, UNA,    NOT,        NOT,        NOT,        [ok, LNK],  [ok, LNK],  [ok, LNK],  UNA,      UNA],
   'POST /mcp list_instruments':      [UNA, UNA,    NOT,        ok,         ok,         ok,         ok,         ok,         UNA,      UNA],
@@ -121,6 +131,7 @@ const ACCESS = {
   'POST /mcp get_memory':            [UNA, UNA,    NOT,        [ok, nul],  [ok, nul],  [ok, nul],  nul,        [ok, nul],  UNA,      UNA],
   'POST /mcp get_memory:decision':   [UNA, UNA,    NOT,        [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  UNA,      UNA],
   'POST /mcp get_decision_audit':    [UNA, UNA,    NOT,        [ok, nul],  [ok, nul],  NOT,        NOT,        [ok, nul],  UNA,      UNA],
+  'POST /mcp get_producer_health':   [UNA, UNA,    NOT,        ok,         ok,         NOT,        NOT,        ok,         UNA,      UNA],
   // Public routes.
   'GET /healthz':          [ok,  ok,     ok,         ok,         ok,         ok,         ok,         ok,         ok,       ok],
   'GET /readyz':           [ok,  ok,     ok,         ok,         ok,         ok,         ok,         ok,         ok,       ok],
@@ -146,7 +157,13 @@ interface GraphQLCall {
   writesForCaller?: true;
   /** `own` is the caller's own agent (cross-agent calls act for it and point at `d`). */
   variables?: (d: AgentData, side: Side, own: AgentData) => Vars | Promise<Vars>;
+  /**
+   * A subscription whose first event is not replayed: called every TRIGGER_EVERY_MS while the call
+   * waits, so an accepted subscription gets its event and a refused one answers without it.
+   */
+  trigger?: (d: AgentData) => Promise<unknown>;
 }
+const TRIGGER_EVERY_MS = 200;
 interface RestCall {
   writesForCaller?: true;
   method: 'GET' | 'POST';
@@ -174,6 +191,21 @@ const CALLS: Record<Exclude<Operation, `${string} /${string}`>, GraphQLCall> = {
   },
   'agent:operatorTokens': {
     document: 'query($id: UUID!) { agent(id: $id) { id operatorTokens { id label } } }',
+    variables: (d) => ({ id: d.agentId }),
+  },
+  'agent:runs': {
+    document:
+      'query($id: UUID!) { agent(id: $id) { id runs(first: 5) { edges { node { id recordCount empty } } } } }',
+    variables: (d) => ({ id: d.agentId }),
+  },
+  'agent:health': {
+    document:
+      'query($id: UUID!) { agent(id: $id) { id health { instrumentsSelected producersHealthy recordsLast24h } } }',
+    variables: (d) => ({ id: d.agentId }),
+  },
+  'agent:producerRuns': {
+    document:
+      'query($id: UUID!) { agent(id: $id) { id producers { id runs(first: 5) { edges { node { id status } } } } } }',
     variables: (d) => ({ id: d.agentId }),
   },
   memory: {
@@ -222,9 +254,31 @@ const CALLS: Record<Exclude<Operation, `${string} /${string}`>, GraphQLCall> = {
       agentId entries { memoryId research { content } } corrections { memoryId } learnings { id } } }`,
     variables: namedOnForeign,
   },
+  producerHealth: {
+    document: `query($a: UUID) { producerHealth(agentId: $a, window: { rolling: LAST_24H }) {
+      producer { id } status lastRun { id recordCount } cyclesExpected missedBoundaries } }`,
+    variables: namedOnForeign,
+  },
+  freshnessBoard: {
+    document: `query($a: UUID) { freshnessBoard(agentId: $a) {
+      instruments { instrument groups { producer { id } type state memoryId } latestDecision { id agentId } } } }`,
+    variables: namedOnForeign,
+  },
+  freshnessTimeline: {
+    document: `query($a: UUID, $from: DateTime!, $to: DateTime!) {
+      freshnessTimeline(agentId: $a, instrument: "ETH", from: $from, to: $to) {
+        lanes { producer { id } type intervals { memoryId } } decisions { id agentId } } }`,
+    // A range around the world's records (written on the real clock).
+    variables: (d, side) => ({
+      ...namedOnForeign(d, side),
+      from: new Date(Date.now() - 3 * 86_400_000).toISOString(),
+      to: new Date(Date.now() + 86_400_000).toISOString(),
+    }),
+  },
   decisionAudit: {
     document: `query($id: UUID!) { decisionAudit(decisionId: $id) {
-      decision { id agentId } linked { id agentId } contexts { agentId entries { memoryId } } } }`,
+      decision { id agentId } linked { id agentId } contexts { agentId entries { memoryId } }
+      considered { memoryId memory { id } inContextAtDecision notInContextReason } } }`,
     variables: (d) => ({ id: d.decisionId }),
   },
   createMemory: {
@@ -337,6 +391,11 @@ const CALLS: Record<Exclude<Operation, `${string} /${string}`>, GraphQLCall> = {
       'subscription($a: UUID, $after: String) { memoryAdded(agentId: $a, after: $after) { cursor node { id agentId } } }',
     variables: (d) => ({ a: d.agentId, after: FROM_THE_START }),
   },
+  runChanged: {
+    document: 'subscription($a: UUID) { runChanged(agentId: $a) { id agentId status recordCount } }',
+    variables: (d) => ({ a: d.agentId }),
+    trigger: (d) => d.freshRunId(),
+  },
 };
 
 /** A write (REST body, MCP arguments) linking to the research of `d`: the other agent's must fail like none (W4). */
@@ -371,6 +430,7 @@ const ROUTES: Record<Extract<Operation, `${string} /${string}`>, RestCall> = {
   'POST /mcp get_memory': mcpRoute('get_memory', (d) => ({ id: d.researchId })),
   'POST /mcp get_memory:decision': mcpRoute('get_memory', (d) => ({ id: d.decisionId })),
   'POST /mcp get_decision_audit': mcpRoute('get_decision_audit', (d) => ({ decision_id: d.decisionId })),
+  'POST /mcp get_producer_health': mcpRoute('get_producer_health', () => ({ window: '24h' })),
   'GET /api/v1/export': {
     method: 'GET',
     path: (d, side) => `/api/v1/export?format=ndjson${side === 'own' ? '' : `&agent_id=${d.agentId}`}`,
@@ -406,6 +466,7 @@ const AGENT_FREE: readonly Operation[] = [
   'POST /mcp get_trading_context',
   'POST /mcp list_memories',
   'POST /mcp list_memory_types',
+  'POST /mcp get_producer_health',
   'createAgent',
   'upsertInstrument',
   'syncInstruments',
@@ -473,8 +534,14 @@ async function call(
   const field = fieldOf(operation);
   if (transport === 'HTTP') return httpCall(h, token, field, spec.document, variables);
   if (transport === 'HTTP GET') return httpGetCall(h, token, field, spec.document, variables);
-  if (transport === 'SSE') return sseCall(baseUrl, token, field, spec.document, variables);
-  return overSocket(caller, field, spec.document, variables);
+  const { trigger } = spec;
+  const timer = trigger ? setInterval(() => void trigger(d), TRIGGER_EVERY_MS) : undefined;
+  try {
+    if (transport === 'SSE') return await sseCall(baseUrl, token, field, spec.document, variables);
+    return await overSocket(caller, field, spec.document, variables);
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 /** The data a side names: own = the caller's agent; foreign = the other agent. */
@@ -544,10 +611,12 @@ for (const operation of Object.keys(ACCESS) as Operation[]) {
               const subject = specOf(operation).writesForCaller ? ownAgentOf(caller) : (d.label as 'A' | 'B');
               expect(mentionedSecrets(answer, world.secretsOf[subject])).not.toEqual([]);
             }
-            // A subscription's first event is a record of the agent it was opened for.
+            // A subscription's first event is about the agent it was opened for (a record, a run).
             if (answer.outcome === ok && isSubscription(operation)) {
-              const edge = (answer.body as { data: { memoryAdded: { node: { agentId: string } } } }).data;
-              expect(edge.memoryAdded.node.agentId).toBe(d.agentId);
+              const data = (
+                answer.body as { data: Record<string, { agentId?: string; node?: { agentId: string } }> }
+              ).data[fieldOf(operation)]!;
+              expect(data.node?.agentId ?? data.agentId).toBe(d.agentId);
             }
             // S1: a foreign id answers exactly like a nonexistent one (no existence oracle).
             if ((side === 'foreign' && answer.outcome !== ok) || answer.outcome === nul) {
