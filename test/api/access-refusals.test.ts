@@ -165,6 +165,8 @@ const ROOT_CALLS: Record<string, string> = {
   importMemories: `mutation { importMemories(input: [{ agentId: "${id()}", type: "t", scope: AGENT,
     content: "x", createdAt: "2020-01-01T00:00:00Z" }]) { id } }`,
   memoryAdded: 'subscription { memoryAdded { cursor } }',
+  instruments: '{ instruments { id } }',
+  syncInstruments: 'mutation { syncInstruments(meta: { universe: [] }) { unchanged } }',
 };
 
 /** A context without a caller whose services fail the test if anything calls them (reading a property is harmless). */
