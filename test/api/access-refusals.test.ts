@@ -170,6 +170,8 @@ const ROOT_CALLS: Record<string, string> = {
   freshnessTimeline:
     '{ freshnessTimeline(instrument: "ETH", from: "2026-03-02T00:00:00Z", to: "2026-03-02T01:00:00Z") { instrument } }',
   runChanged: 'subscription { runChanged { id } }',
+  instruments: '{ instruments { id } }',
+  syncInstruments: 'mutation { syncInstruments(meta: { universe: [] }) { unchanged } }',
 };
 
 /** A context without a caller whose services fail the test if anything calls them (reading a property is harmless). */
