@@ -81,6 +81,8 @@ export interface Marker {
 
 export interface TimelineGeometry {
   width: number;
+  /** The span's length in ms. */
+  span: number;
   height: number;
   ticks: Tick[];
   lanes: LaneGeometry[];
@@ -185,6 +187,7 @@ export function timelineGeometry(
     }));
   return {
     width: layout.width,
+    span: to - from,
     height: layout.markerRow + lanes.length * layout.laneHeight + layout.axisRow,
     ticks,
     lanes: laneGeometry,
