@@ -37,8 +37,9 @@ function useOpeningTab(health: HealthState, routing: RouteControl): HealthState 
   const opening = useRef<boolean | null>(isRouteHash(window.location.hash));
   useEffect(() => {
     if (opening.current === null || !health.data) return;
+    // Named at opening, or since (a link followed, a view chosen): the address wins.
     const choice = defaultTab(
-      opening.current,
+      opening.current || isRouteHash(window.location.hash),
       health.data.producerHealth.map((row) => row.status),
     );
     opening.current = null;
