@@ -128,3 +128,29 @@ export const RUN_CHANGED_SUBSCRIPTION = `
     runChanged(agentId: $agentId) { id status }
   }
 `;
+
+export interface FleetAgent {
+  id: string;
+  instruments: string[];
+  health: {
+    producersHealthy: number;
+    producersLate: number;
+    producersMissing: number;
+    lastDecisionAt: string | null;
+    recordsLast24h: number;
+  };
+}
+
+export interface FleetResult {
+  agents: FleetAgent[];
+}
+
+/** The admin's fleet overview: per agent, what the desk checks first (issue 26 item 9). */
+export const FLEET_QUERY = `
+  query Fleet {
+    agents {
+      id instruments
+      health { producersHealthy producersLate producersMissing lastDecisionAt recordsLast24h }
+    }
+  }
+`;
