@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo, type DemoSeed } from '../../src/demo/seed.js';
 import { healthBadgeText, type ProducerHealthStatus } from '../../src/web/health.js';
 import { buildWebIntoTemp, launchBrowser, repoRoot, signInToList } from '../support/browser.js';
-import { startHarness, startRun, writeOk, type Harness } from '../support/harness.js';
+import { ADMIN_TOKEN, startHarness, startRun, writeOk, type Harness } from '../support/harness.js';
 
 const outputDir = path.join(repoRoot, 'test-output');
 const ZONE = 'America/New_York';
@@ -291,6 +291,90 @@ describe('issue 26: the Health tab', () => {
     await p.locator('main.health-tab').waitFor();
     expect(new URL(p.url()).hash).toBe('#/health');
     expect(await p.locator('.view-tab[data-view="health"]').getAttribute('aria-current')).toBe('page');
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+describe('issue 26: the admin and the audit', () => {
+  it('issue 26 item 9: the admin picker is a fleet table: instruments, producers healthy / late / missing, last decision, records in 24 h', async () => {
+    const api = await apiHealth();
+    const count = (status: ProducerHealthStatus) =>
+      api.producerHealth.filter((row) => row.status === status).length;
+    const { memoryTypes } = await h.ok<{ memoryTypes: { count: number }[] }>(
+      'query($a: UUID!) { memoryTypes(agentId: $a, window: { rolling: LAST_24H, timeZone: "UTC" }) { count } }',
+      { a: seed.agentId },
+    );
+    const { memories } = await h.ok<{ memories: { edges: { node: { createdAt: string } }[] } }>(
+      'query($a: UUID!) { memories(agentId: $a, filter: { types: ["trading_decision"] }, first: 1) { edges { node { createdAt } } } }',
+      { a: seed.agentId },
+    );
+    const p = await newPage();
+    await p.goto(`${base}/#token=${ADMIN_TOKEN}`);
+    const row = p.locator(`table.fleet-table tr[data-agent="${seed.agentName}"]`);
+    await row.locator('[data-cell="records"]').waitFor();
+    expect(await row.locator('[data-cell="instruments"]').textContent()).toBe('BTC, ETH, SOL');
+    expect(await row.locator('[data-cell="producers"]').textContent()).toBe(
+      `${count('HEALTHY')} / ${count('LATE')} / ${count('MISSING')}`,
+    );
+    expect(await row.locator('[data-cell="producers"]').getAttribute('class')).toBe('fleet-late');
+    expect(await row.locator('[data-cell="decision"] time').getAttribute('datetime')).toBe(
+      memories.edges[0]!.node.createdAt,
+    );
+    expect(await row.locator('[data-cell="records"]').textContent()).toBe(
+      String(memoryTypes.reduce((sum, type) => sum + type.count, 0)),
+    );
+    await row.locator('a.agent-link').click();
+    await expect.poll(() => new URL(p.url()).searchParams.get('agent')).toBe(seed.agentId);
+    await p.locator('main.health-tab').waitFor();
+    await p.screenshot({ path: path.join(outputDir, 'health-fleet.png') });
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("B10: a decision's page flags each considered record: fresh or stale at the decision and now, and why it was not in context", async () => {
+    const { memories } = await h.ok<{
+      memories: { edges: { node: { id: string; instruments: string[] } }[] };
+    }>(
+      'query($a: UUID!) { memories(agentId: $a, filter: { types: ["trading_decision"] }) { edges { node { id instruments } } } }',
+      { a: seed.agentId },
+    );
+    const decision = memories.edges.find((edge) => edge.node.instruments[0] === 'ETH')!.node.id;
+    const { decisionAudit } = await h.ok<{
+      decisionAudit: {
+        considered: {
+          memoryId: string;
+          freshnessAtDecision: string;
+          inContextAtDecision: boolean;
+          notInContextReason: string | null;
+        }[];
+        linked: { id: string; freshness: string }[];
+      };
+    }>(
+      `query($d: UUID!) { decisionAudit(decisionId: $d) { linked { id freshness }
+        considered { memoryId freshnessAtDecision inContextAtDecision notInContextReason } } }`,
+      { d: decision },
+    );
+    // The demo's ETH decision considered fresh records and a stale one (issue 26: a meaningful audit).
+    const atDecision = decisionAudit.considered.map((entry) => entry.freshnessAtDecision);
+    expect(atDecision).toContain('FRESH');
+    expect(atDecision).toContain('STALE');
+    const p = await newPage();
+    await signInToList(p, `${base}/#token=${seed.operatorToken}`);
+    await p.goto(`${base}/#/memory/${decision}`);
+    const considered = p.locator('[data-part="considered"] li');
+    await considered.first().waitFor();
+    const now = new Map(decisionAudit.linked.map((m) => [m.id, m.freshness]));
+    for (const entry of decisionAudit.considered) {
+      const flags = p.locator(`[data-part="considered"] li[data-memory-id="${entry.memoryId}"] .audit-flags`);
+      expect(await flags.getAttribute('data-at-decision')).toBe(entry.freshnessAtDecision);
+      expect(await flags.getAttribute('data-now')).toBe(now.get(entry.memoryId));
+      expect(await flags.getAttribute('data-in-context')).toBe(String(entry.inContextAtDecision));
+      const text = await flags.textContent();
+      expect(text).toContain(`${entry.freshnessAtDecision} at decision`);
+      expect(text).toContain(
+        entry.inContextAtDecision ? 'in context' : `not in context: ${entry.notInContextReason}`,
+      );
+    }
+    expect(decisionAudit.considered.some((entry) => !entry.inContextAtDecision)).toBe(true);
     expect(pageErrors).toEqual([]);
   });
 });
