@@ -66,7 +66,7 @@ builder.prismaObject('Instrument', {
   }),
 });
 
-builder.prismaObject('Producer', {
+export const ProducerRef = builder.prismaObject('Producer', {
   fields: (t) => ({
     id: t.expose('id', { type: 'UUID' }),
     agentId: t.expose('agentId', { type: 'UUID' }),

@@ -10,5 +10,8 @@ import './agents.js';
 import './trading-context.js';
 import './browser.js';
 import './subscriptions.js';
+import './runs.js';
+import './health.js';
+import './freshness.js';
 
 export const schema = lexicographicSortSchema(builder.toSchema());

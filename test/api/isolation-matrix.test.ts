@@ -69,6 +69,9 @@ const ACCESS = {
   agents:                  [UNA, UNA,    ok,         ok,         ok,         ok,         ok,         ok,         UNA,      UNA],
   agent:                   [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  UNA,      UNA],
   'agent:operatorTokens':  [UNA, UNA,    ok,         [FBD, nul], [FBD, nul], [FBD, nul], [FBD, nul], [FBD, nul], UNA,      UNA],
+  // B7: runs are the desk's (operators, Review runs, the admin), not Analysis or Trading runs'.
+  'agent:runs':            [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [FBD, nul], [FBD, nul], [ok, nul],  UNA,      UNA],
+  'agent:producerRuns':    [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [FBD, nul], [FBD, nul], [ok, nul],  UNA,      UNA],
   // Reads of records (§1): a Trading run reads only the trading context and its own (its producer's)
   // trading decisions — not Analysis research, not its producer's other records.
   memory:                  [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [ok, nul],  nul,        [ok, nul],  UNA,      UNA],
@@ -85,6 +88,10 @@ const ACCESS = {
   'memories:producerIds':  [UNA, UNA,    [ok, EMP],  [ok, EMP],  [ok, EMP],  [ok, EMP],  FBD,        [ok, EMP],  UNA,      UNA],
   'memoryTypes:producerIds':[UNA, UNA,   [ok, EMP],  [ok, EMP],  [ok, EMP],  [ok, EMP],  FBD,        [ok, EMP],  UNA,      UNA],
   tradingContext:          [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  [ok, FBD],  [ok, FBD],  [ok, FBD],  UNA,      UNA],
+  // B8–B10: the desk's reads, like tradingContext for operators and Review runs; not Analysis or Trading runs.
+  producerHealth:          [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  FBD,        FBD,        [ok, FBD],  UNA,      UNA],
+  freshnessBoard:          [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  FBD,        FBD,        [ok, FBD],  UNA,      UNA],
+  freshnessTimeline:       [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  FBD,        FBD,        [ok, FBD],  UNA,      UNA],
   decisionAudit:           [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  FBD,        FBD,        [ok, nul],  UNA,      UNA],
   // Writes: runs only; a link to the other agent's record is the same 422 as a nonexistent one (W4).
   createMemory:            [UNA, UNA,    FBD,        FBD,        FBD,        [ok, LNK],  [ok, LNK],  [ok, LNK],  UNA,      UNA],
@@ -172,6 +179,16 @@ const CALLS: Record<Exclude<Operation, `${string} /${string}`>, GraphQLCall> = {
     document: 'query($id: UUID!) { agent(id: $id) { id operatorTokens { id label } } }',
     variables: (d) => ({ id: d.agentId }),
   },
+  'agent:runs': {
+    document:
+      'query($id: UUID!) { agent(id: $id) { id runs(first: 5) { edges { node { id recordCount empty } } } } }',
+    variables: (d) => ({ id: d.agentId }),
+  },
+  'agent:producerRuns': {
+    document:
+      'query($id: UUID!) { agent(id: $id) { id producers { id runs(first: 5) { edges { node { id status } } } } } }',
+    variables: (d) => ({ id: d.agentId }),
+  },
   memory: {
     document:
       'query($id: UUID!) { memory(id: $id) { id agentId content provenance { runId } links { targetMemoryId } } }',
@@ -216,6 +233,27 @@ const CALLS: Record<Exclude<Operation, `${string} /${string}`>, GraphQLCall> = {
     document: `query($a: UUID) { tradingContext(agentId: $a, instrument: "ETH") {
       agentId entries { memoryId research { content } } corrections { memoryId } learnings { id } } }`,
     variables: namedOnForeign,
+  },
+  producerHealth: {
+    document: `query($a: UUID) { producerHealth(agentId: $a, window: { rolling: LAST_24H }) {
+      producer { id } status lastRun { id recordCount } cyclesExpected missedBoundaries } }`,
+    variables: namedOnForeign,
+  },
+  freshnessBoard: {
+    document: `query($a: UUID) { freshnessBoard(agentId: $a) {
+      instruments { instrument groups { producer { id } type state memoryId } latestDecision { id agentId } } } }`,
+    variables: namedOnForeign,
+  },
+  freshnessTimeline: {
+    document: `query($a: UUID, $from: DateTime!, $to: DateTime!) {
+      freshnessTimeline(agentId: $a, instrument: "ETH", from: $from, to: $to) {
+        lanes { producer { id } type intervals { memoryId } } decisions { id agentId } } }`,
+    // A range around the world's records (written on the real clock).
+    variables: (d, side) => ({
+      ...namedOnForeign(d, side),
+      from: new Date(Date.now() - 3 * 86_400_000).toISOString(),
+      to: new Date(Date.now() + 86_400_000).toISOString(),
+    }),
   },
   decisionAudit: {
     document: `query($id: UUID!) { decisionAudit(decisionId: $id) {

@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "Run_agentId_evidenceBoundary_idx" ON "Run"("agentId", "evidenceBoundary");
