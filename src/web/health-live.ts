@@ -16,23 +16,74 @@ export interface HealthEventsOptions {
   onAuthError: (error: AuthError) => void;
 }
 
+const SERVER_ERROR_RETRY_MS = 60_000;
+
+interface Source {
+  name: 'memoryAdded' | 'runChanged';
+  query: string;
+}
+
+const SOURCES: Source[] = [
+  { name: 'memoryAdded', query: HEALTH_EVENTS_SUBSCRIPTION },
+  { name: 'runChanged', query: RUN_CHANGED_SUBSCRIPTION },
+];
+
+interface SourceHandlers {
+  /** False once this socket was replaced or stopped: late callbacks are ignored. */
+  active: () => boolean;
+  onEvent: (source: Source['name']) => void;
+  /** A server error (not auth, not the socket): this subscription only, tried again later. */
+  onServerError: () => void;
+  onSocketError: (error: unknown) => void;
+}
+
+/** One subscription on the shared socket; returns its unsubscribe. */
+function subscribeOne(client: Client, source: Source, agentId: string | null, on: SourceHandlers) {
+  return client.subscribe(
+    { query: source.query, variables: { agentId } },
+    {
+      next: (result) => {
+        if (on.active() && !result.errors?.length) on.onEvent(source.name);
+      },
+      error: (error) => {
+        if (!on.active()) return;
+        const next = afterFailure(error, 0);
+        if ('retry' in next && next.retry.state === 'unavailable') on.onServerError();
+        else on.onSocketError(error);
+      },
+      complete: () => {
+        if (on.active()) on.onSocketError(new Error('subscription completed'));
+      },
+    },
+  );
+}
+
 /** Starts both subscriptions; returns their stop. */
 export function subscribeToHealthEvents(options: HealthEventsOptions): () => void {
   let stopped = false;
   let client: Client | null = null;
-  let unsubscribes: (() => void)[] = [];
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  const unsubscribes = new Map<Source['name'], () => void>();
+  const timers = new Set<ReturnType<typeof setTimeout>>();
   let failures = 0;
   let connectedBefore = false;
 
+  const later = (run: () => void, ms: number) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      run();
+    }, ms);
+    timers.add(timer);
+  };
+
   const teardown = () => {
-    for (const unsubscribe of unsubscribes) unsubscribe();
-    unsubscribes = [];
+    for (const unsubscribe of unsubscribes.values()) unsubscribe();
+    unsubscribes.clear();
     void client?.dispose();
     client = null;
   };
 
-  const fail = (error: unknown) => {
+  /** A dropped socket (or an auth close) ends both: reconnect with backoff, or sign out. */
+  const failSocket = (error: unknown) => {
     if (stopped) return;
     const next = afterFailure(error, failures);
     teardown();
@@ -42,7 +93,22 @@ export function subscribeToHealthEvents(options: HealthEventsOptions): () => voi
       return;
     }
     failures = next.failures;
-    timer = setTimeout(start, next.retry.inSeconds * 1000);
+    later(start, next.retry.inSeconds * 1000);
+  };
+
+  const subscribe = (current: Client, source: Source) => {
+    const active = () => client === current && !stopped;
+    const unsubscribe = subscribeOne(current, source, options.agentId, {
+      active,
+      onEvent: options.onEvent,
+      // The other subscription keeps the socket; this one tries again in a minute.
+      onServerError: () => {
+        unsubscribes.delete(source.name);
+        later(() => active() && subscribe(current, source), SERVER_ERROR_RETRY_MS);
+      },
+      onSocketError: failSocket,
+    });
+    unsubscribes.set(source.name, unsubscribe);
   };
 
   function start() {
@@ -61,33 +127,13 @@ export function subscribeToHealthEvents(options: HealthEventsOptions): () => voi
       },
     });
     client = current;
-    const variables = { agentId: options.agentId };
-    const sources = [
-      ['memoryAdded', HEALTH_EVENTS_SUBSCRIPTION],
-      ['runChanged', RUN_CHANGED_SUBSCRIPTION],
-    ] as const;
-    unsubscribes = sources.map(([source, query]) =>
-      current.subscribe(
-        { query, variables },
-        {
-          next: (result) => {
-            if (client === current && !result.errors?.length) options.onEvent(source);
-          },
-          error: (error) => {
-            if (client === current) fail(error);
-          },
-          complete: () => {
-            if (client === current) fail(new Error('subscription completed'));
-          },
-        },
-      ),
-    );
+    for (const source of SOURCES) subscribe(current, source);
   }
 
   start();
   return () => {
     stopped = true;
-    clearTimeout(timer);
+    for (const timer of timers) clearTimeout(timer);
     teardown();
   };
 }

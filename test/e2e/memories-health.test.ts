@@ -207,7 +207,7 @@ describe('issue 26: the Health tab', () => {
       .first()
       .evaluate((t) => getComputedStyle(t).fill);
     const cell = await p
-      .locator('.board-table th')
+      .locator('.board-table tbody th')
       .first()
       .evaluate((t) => getComputedStyle(t).color);
     expect(luminance(body)).toBeLessThan(0.2);
