@@ -13,5 +13,6 @@ import './subscriptions.js';
 import './runs.js';
 import './health.js';
 import './freshness.js';
+import './decision-evidence.js';
 
 export const schema = lexicographicSortSchema(builder.toSchema());

@@ -157,7 +157,7 @@ function auditReadable(caller: Caller): { agentId?: string } {
   return caller.kind === 'admin' ? {} : { agentId: caller.agentId };
 }
 
-const DecisionAuditRef = builder.objectRef<DecisionForAudit>('DecisionAudit').implement({
+export const DecisionAuditRef = builder.objectRef<DecisionForAudit>('DecisionAudit').implement({
   description: 'A trading decision, everything it links and the context as of its createdAt (T3).',
   fields: (t) => ({
     decision: t.field({

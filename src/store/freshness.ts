@@ -4,10 +4,9 @@
 import type { MemoryScope } from '../domain/types.js';
 import { CORRECTS, TRADING_DECISION } from '../domain/write-validation.js';
 import type { Database } from './db.js';
+import { CONSIDERED } from './trading-context.js';
 
 const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
-/** T1: the link type of a decision's evidence. */
-const CONSIDERED = 'considered';
 
 /** The instruments the agent selected at `at` (selection history, W3), by name. */
 export async function instrumentsSelectedAt(db: Database, agentId: string, at: Date): Promise<string[]> {

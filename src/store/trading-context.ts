@@ -9,6 +9,9 @@ import type { Database } from './db.js';
 import { Prisma } from './generated/prisma/client.js';
 import { livenessCondition, type TokenLiveness } from './tokens.js';
 
+/** T1: the link type of a decision's evidence. */
+export const CONSIDERED = 'considered';
+
 /** C10: at most this many learnings are listed. */
 export const LEARNINGS_LIMIT = 20;
 
@@ -254,6 +257,8 @@ export interface DecisionForAudit {
   instruments: string[];
   /** Every record the decision links, in link order, each once. */
   linkedIds: string[];
+  /** T1, B10: the records it links as `considered`, in link order, each once. */
+  consideredIds: string[];
 }
 
 export async function findDecisionForAudit(
@@ -268,7 +273,7 @@ export async function findDecisionForAudit(
       agentId: true,
       createdAt: true,
       targets: { select: { instrumentId: true }, orderBy: { position: 'asc' } },
-      links: { select: { targetMemoryId: true }, orderBy: { position: 'asc' } },
+      links: { select: { targetMemoryId: true, linkType: true }, orderBy: { position: 'asc' } },
     },
   });
   if (!decision) return null;
@@ -278,5 +283,8 @@ export async function findDecisionForAudit(
     createdAt: decision.createdAt,
     instruments: decision.targets.map((t) => t.instrumentId),
     linkedIds: [...new Set(decision.links.map((l) => l.targetMemoryId))],
+    consideredIds: [
+      ...new Set(decision.links.filter((l) => l.linkType === CONSIDERED).map((l) => l.targetMemoryId)),
+    ],
   };
 }

@@ -51,9 +51,9 @@ describe('B9: the freshness board', () => {
       ['hourly', 'signal', 'FRESH', day.records['hourly-11']],
     ]);
     // The 11:30 decision considered hourly-09 (stale since 11:00), hourly-11, the correction (stale
-    // since 08:00) and pair-08 (fresh until 12:00).
+    // since 08:00), pair-08 (fresh until 12:00), slow-00 (stale since 08:00) and correction-2 (until 11:40).
     expect(eth.latestDecision).toEqual({ id: day.records['decision-stale'], type: 'trading_decision' });
-    expect([eth.decisionFreshEvidence, eth.decisionStaleEvidence]).toEqual([2, 2]);
+    expect([eth.decisionFreshEvidence, eth.decisionStaleEvidence]).toEqual([3, 3]);
   });
 
   it('B9: as of 06:22 — a late record that arrived stale is the signal group’s latest, so the group is STALE', async () => {
@@ -134,7 +134,8 @@ describe('B9: the freshness timeline', () => {
             span('07:05', '08:05', 'hourly-07'),
             span('08:05', '09:05', 'hourly-08'),
             span('09:05', '11:00', 'hourly-09'),
-            span('11:05', '12:00', 'hourly-11'),
+            // hourly-11 was corrected at 11:10 (correction-2).
+            span('11:05', '12:00', 'hourly-11', true),
           ],
         },
       ],

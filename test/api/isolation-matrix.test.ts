@@ -257,7 +257,8 @@ const CALLS: Record<Exclude<Operation, `${string} /${string}`>, GraphQLCall> = {
   },
   decisionAudit: {
     document: `query($id: UUID!) { decisionAudit(decisionId: $id) {
-      decision { id agentId } linked { id agentId } contexts { agentId entries { memoryId } } } }`,
+      decision { id agentId } linked { id agentId } contexts { agentId entries { memoryId } }
+      considered { memoryId memory { id } inContextAtDecision notInContextReason } } }`,
     variables: (d) => ({ id: d.decisionId }),
   },
   createMemory: {

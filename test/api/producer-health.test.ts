@@ -57,8 +57,8 @@ describe('B8: producer health over a scripted day', () => {
       {
         producer: { name: 'adhoc' },
         ...unscheduled,
-        lastRun: lastRun('adhoc', 2),
-        lastRecordAt: at('07:30'),
+        lastRun: lastRun('adhoc-2', 1),
+        lastRecordAt: at('11:10'),
       },
       {
         producer: { name: 'hourly' },

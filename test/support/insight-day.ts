@@ -122,6 +122,22 @@ export const RUNS: ScriptedRun[] = [
     finish: { at: t('07:31'), status: 'SUCCEEDED' },
   },
   {
+    label: 'adhoc-2',
+    producer: 'adhoc',
+    start: t('11:09'),
+    // A correction of the current 11:00 signal: FRESH beside it until its own expiry (11:40, C7).
+    writes: [
+      {
+        at: t('11:10'),
+        label: 'correction-2',
+        type: 'correction',
+        instruments: ['ETH'],
+        links: [['hourly-11', 'corrects']],
+      },
+    ],
+    finish: { at: t('11:11'), status: 'SUCCEEDED' },
+  },
+  {
     label: 'trading-1',
     producer: 'trading',
     start: t('06:15'),
@@ -155,6 +171,8 @@ export const RUNS: ScriptedRun[] = [
           ['hourly-11', 'considered'],
           ['correction', 'considered'],
           ['pair-08', 'considered'],
+          ['slow-00', 'considered'],
+          ['correction-2', 'considered'],
         ],
       },
     ],
