@@ -95,3 +95,17 @@ export function formatSeconds(seconds: number | null): string {
   if (seconds < 60) return `${Math.round(seconds)} s`;
   return formatDuration(seconds * 1000);
 }
+
+const NOT_IN_CONTEXT: Record<string, string> = {
+  other_instrument: 'about another instrument',
+  not_research: 'not research Trading is given',
+  superseded: 'superseded by a newer record of its group',
+  stale: 'stale or disabled then',
+  correction_original: 'corrected by a fresh correction',
+};
+
+/** B10: why a considered record was not in the decision instrument's context, in words (unknown codes as sent). */
+export function notInContextText(reason: string | null): string {
+  if (reason === null) return 'not in context';
+  return `not in context: ${NOT_IN_CONTEXT[reason] ?? reason.replaceAll('_', ' ')}`;
+}

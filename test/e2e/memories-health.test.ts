@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo, type DemoSeed } from '../../src/demo/seed.js';
-import { healthBadgeText, type ProducerHealthStatus } from '../../src/web/health.js';
+import { healthBadgeText, notInContextText, type ProducerHealthStatus } from '../../src/web/health.js';
 import { buildWebIntoTemp, launchBrowser, repoRoot, signInToList } from '../support/browser.js';
 import { ADMIN_TOKEN, startHarness, startRun, writeOk, type Harness } from '../support/harness.js';
 
@@ -371,8 +371,13 @@ describe('issue 26: the admin and the audit', () => {
       const text = await flags.textContent();
       expect(text).toContain(`${entry.freshnessAtDecision} at decision`);
       expect(text).toContain(
-        entry.inContextAtDecision ? 'in context' : `not in context: ${entry.notInContextReason}`,
+        entry.inContextAtDecision ? 'in context' : notInContextText(entry.notInContextReason),
       );
+      if (!entry.inContextAtDecision) {
+        expect(await flags.locator('[data-reason]').getAttribute('data-reason')).toBe(
+          entry.notInContextReason,
+        );
+      }
     }
     expect(decisionAudit.considered.some((entry) => !entry.inContextAtDecision)).toBe(true);
     expect(pageErrors).toEqual([]);

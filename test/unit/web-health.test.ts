@@ -32,6 +32,22 @@ describe('issue 26: the header badge and the default tab', () => {
   });
 });
 
+describe('B10: audit flags in words', () => {
+  it('B10: each not-in-context reason reads as words; an unknown code stays readable', () => {
+    expect(health.notInContextText('other_instrument')).toBe('not in context: about another instrument');
+    expect(health.notInContextText('superseded')).toBe(
+      'not in context: superseded by a newer record of its group',
+    );
+    expect(health.notInContextText('stale')).toBe('not in context: stale or disabled then');
+    expect(health.notInContextText('correction_original')).toBe(
+      'not in context: corrected by a fresh correction',
+    );
+    expect(health.notInContextText('not_research')).toBe('not in context: not research Trading is given');
+    expect(health.notInContextText('brand_new_code')).toBe('not in context: brand new code');
+    expect(health.notInContextText(null)).toBe('not in context');
+  });
+});
+
 describe('issue 26: the board flips by itself', () => {
   const groups = [
     { state: 'FRESH' as const, expiresAt: iso(T0 + 10 * MIN) },

@@ -5,6 +5,7 @@ import { formatInstant } from '../format.js';
 import { useNow } from '../hooks/use-now.js';
 import type { ConsideredEntry, RecordPageResult } from '../page-queries.js';
 import type { Memory } from '../queries.js';
+import { notInContextText } from '../health.js';
 import { freshnessAt } from '../records.js';
 import { ContextView } from './context-view.js';
 import { MemoryLink } from './memory-link.js';
@@ -40,7 +41,7 @@ function AuditFlags({
         <span class="badge badge-fresh">in context</span>
       ) : (
         <span class="badge badge-stale" data-reason={entry.notInContextReason ?? ''}>
-          {`not in context: ${entry.notInContextReason ?? 'unknown'}`}
+          {notInContextText(entry.notInContextReason)}
         </span>
       )}
     </span>
