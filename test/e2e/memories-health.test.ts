@@ -393,7 +393,17 @@ describe('docs/memories-tab.md Health pictures', () => {
       ['health-timeline.png', '[data-section="timeline"]'],
       ['health-producers.png', '[data-section="producers"]'],
     ];
+    // The sticky top bar would cover a section's top edge in an element screenshot.
+    await p.evaluate(() =>
+      document.querySelector<HTMLElement>('.topbar')!.style.setProperty('position', 'static'),
+    );
     for (const [name, selector] of shots) {
+      // The demo's records span two hours: its timeline reads best over 6 h, for ETH (news and a correction).
+      if (name === 'health-timeline.png') {
+        await p.getByLabel('Instrument').selectOption('ETH');
+        await p.getByRole('radio', { name: 'Last 6 h' }).check();
+        await p.locator('[data-timeline="ETH"]:not([aria-busy="true"]) svg').waitFor();
+      }
       const file = path.join(outputDir, name);
       await p.locator(selector).screenshot({ path: file });
       if (UPDATE_DOCS) await copyFile(file, path.join(repoRoot, 'docs', name));

@@ -1,16 +1,18 @@
 // The producer table (issue 26 item 4, B8): each producer's status over the last 24 h — its schedule,
 // last run and record, the next boundary, missed cycles, lateness percentiles, records stale on arrival,
 // and the failed, cancelled and empty runs (B7).
-import { formatInstant } from '../format.js';
+import { formatInstant, formatRelative } from '../format.js';
+import { useNow } from '../hooks/use-now.js';
 import type { ProducerHealth } from '../health-queries.js';
 import { formatSeconds, needsAttention } from '../health.js';
 import { ScrollRegion } from './metadata.js';
 
-function When({ iso }: { iso: string | null }) {
+/** "9 minutes ago", "in 10 minutes": the table stays narrow; the instant in the page's style on hover. */
+function When({ iso, now }: { iso: string | null; now: number }) {
   if (!iso) return <span class="muted">—</span>;
   return (
-    <time dateTime={iso} title={iso}>
-      {formatInstant(iso)}
+    <time dateTime={iso} title={`${formatInstant(iso)} (${iso})`}>
+      {formatRelative(iso, now)}
     </time>
   );
 }
@@ -18,17 +20,17 @@ function When({ iso }: { iso: string | null }) {
 function statusClass(status: ProducerHealth['status']): string {
   if (needsAttention(status)) return 'badge badge-stale';
   if (status === 'HEALTHY') return 'badge badge-fresh';
-  return 'badge badge-disabled';
+  return 'badge badge-none';
 }
 
-function Row({ health }: { health: ProducerHealth }) {
+function Row({ health, now }: { health: ProducerHealth; now: number }) {
   const missed = health.cyclesExpected - health.cyclesWithRecord;
   const run = health.lastRun;
   return (
     <tr data-producer={health.producer.name} data-status={health.status}>
       <th scope="row">
-        {health.producer.name}
-        <span class="muted">{` · ${health.producer.kind.toLowerCase()}`}</span>
+        <span class="producer-name">{health.producer.name}</span>
+        <span class="muted producer-kind">{health.producer.kind.toLowerCase()}</span>
       </th>
       <td>
         <span class={statusClass(health.status)}>{health.status}</span>
@@ -37,18 +39,21 @@ function Row({ health }: { health: ProducerHealth }) {
       <td>
         {run ? (
           <>
-            <span class={`run-status run-${run.status.toLowerCase()}`}>{run.status.toLowerCase()}</span>
-            {run.empty ? <span class="muted"> (empty)</span> : null} <When iso={run.startedAt} />
+            <span class="run-line">
+              <span class={`run-status run-${run.status.toLowerCase()}`}>{run.status.toLowerCase()}</span>
+              {run.empty ? <span class="muted"> (empty)</span> : null}
+            </span>
+            <When iso={run.startedAt} now={now} />
           </>
         ) : (
           <span class="muted">—</span>
         )}
       </td>
       <td>
-        <When iso={health.lastRecordAt} />
+        <When iso={health.lastRecordAt} now={now} />
       </td>
       <td>
-        <When iso={health.nextBoundary} />
+        <When iso={health.nextBoundary} now={now} />
       </td>
       <td
         data-missed={missed}
@@ -68,6 +73,7 @@ function Row({ health }: { health: ProducerHealth }) {
 }
 
 export function ProducerTable({ health }: { health: ProducerHealth[] }) {
+  const now = useNow(30_000);
   return (
     <section class="record-section" data-section="producers" aria-labelledby="producers-title">
       <h3 id="producers-title">Producers, last 24 h</h3>
@@ -95,7 +101,7 @@ export function ProducerTable({ health }: { health: ProducerHealth[] }) {
             </thead>
             <tbody>
               {health.map((row) => (
-                <Row key={row.producer.id} health={row} />
+                <Row key={row.producer.id} health={row} now={now} />
               ))}
             </tbody>
           </table>
