@@ -3,7 +3,7 @@
 // target listener per agent and fans out to its local subscribers itself (no per-subscriber queue
 // objects in the hot path).
 import type { FilterFacts } from '../domain/memory-filter.js';
-import type { RunKind } from '../domain/types.js';
+import type { RunKind, RunStatus } from '../domain/types.js';
 
 /** An event as it travels (JSON on the Redis wire): the record's place and its filter facts. */
 export interface MemoryAddedEvent {
@@ -49,15 +49,28 @@ export type MemoryAddedListener = (event: MemoryAddedEvent) => void;
  */
 export type GapListener = () => void;
 
+/** Issue 26 item 7: a run started or finished (its status says which), after the change committed. */
+export interface RunChangedEvent {
+  runId: string;
+  agentId: string;
+  status: RunStatus;
+}
+export type RunChangedListener = (event: RunChangedEvent) => void;
+
 export interface MemoryEvents {
   /** Call only after the write committed. */
   publishMemoryAdded(memory: CommittedMemory): Promise<void>;
+  /** Call only after the run's start or finish committed. */
+  publishRunChanged(event: RunChangedEvent): Promise<void>;
+  /** Calls `listener` for each run change of `agentId` until the returned function is called. */
+  listenRuns(agentId: string, listener: RunChangedListener): () => void;
   /** Calls `listener` for each event of `agentId`, and `onGap` after a possible loss, until the returned function is called. */
   listen(agentId: string, listener: MemoryAddedListener, onGap?: GapListener): () => void;
   close(): Promise<void>;
 }
 
 const topicOf = (agentId: string) => `memory:added:${agentId}`;
+const runTopicOf = (agentId: string) => `run:changed:${agentId}`;
 
 export function createMemoryEvents(
   eventTarget: EventTarget = new EventTarget(),
@@ -67,6 +80,15 @@ export function createMemoryEvents(
   return {
     async publishMemoryAdded(memory) {
       eventTarget.dispatchEvent(new CustomEvent(topicOf(memory.agentId), { detail: eventOf(memory) }));
+    },
+    async publishRunChanged(event) {
+      eventTarget.dispatchEvent(new CustomEvent(runTopicOf(event.agentId), { detail: event }));
+    },
+    // Run changes are rare (a few a minute per agent): one target listener per subscriber is enough.
+    listenRuns(agentId, listener) {
+      const dispatch = (event: Event) => listener((event as CustomEvent<RunChangedEvent>).detail);
+      eventTarget.addEventListener(runTopicOf(agentId), dispatch);
+      return () => eventTarget.removeEventListener(runTopicOf(agentId), dispatch);
     },
     listen(agentId, listener) {
       const topic = topicOf(agentId);

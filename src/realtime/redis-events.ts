@@ -12,6 +12,8 @@ import {
   type MemoryAddedEvent,
   type MemoryAddedListener,
   type MemoryEvents,
+  type RunChangedEvent,
+  type RunChangedListener,
 } from './events.js';
 import { RESYNC_CHANNEL, type RedisWire, type WireFactory } from './redis-wire.js';
 
@@ -25,6 +27,13 @@ const RESYNC_MAX_AGENTS = 1000;
 
 interface WireEvent extends MemoryAddedEvent {
   origin: string;
+  /** A run change travels on its agent's channel too (an earlier version reads it as a gap and catches up). */
+  run?: RunChangedEvent;
+}
+
+function isRunChanged(run: unknown): run is RunChangedEvent {
+  const r = run as Partial<RunChangedEvent> | null;
+  return typeof r?.runId === 'string' && typeof r.agentId === 'string' && typeof r.status === 'string';
 }
 interface ResyncMessage {
   origin: string;
@@ -96,12 +105,43 @@ class RedisMemoryEvents implements MemoryEvents {
     });
   }
 
-  listen(agentId: string, listener: MemoryAddedListener, onGap?: GapListener): () => void {
-    const topic = topicOf(agentId);
-    const stopLocal = this.local.listen(agentId, listener);
+  async publishRunChanged(event: RunChangedEvent) {
+    await this.local.publishRunChanged(event);
+    const wire = JSON.stringify({ origin: this.origin, run: event });
+    // Not awaited, never fails the mutation: a lost run change only delays a page's refresh.
+    this.wire.publishEvent(topicOf(event.agentId), wire).catch((err: unknown) => {
+      this.logger.warn({ err }, 'redis publish of a run change failed');
+    });
+  }
+
+  listenRuns(agentId: string, listener: RunChangedListener): () => void {
+    const stopLocal = this.local.listenRuns(agentId, listener);
+    const release = this.want(topicOf(agentId));
+    return () => {
+      stopLocal();
+      release();
+    };
+  }
+
+  /** Keeps the Redis channel subscribed while one local listener needs it; returns its release (idempotent). */
+  private want(topic: string): () => void {
     const count = this.wanted.get(topic) ?? 0;
     this.wanted.set(topic, count + 1);
     if (count === 0) this.wire.addChannel(topic);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.wanted.get(topic) ?? 1) - 1;
+      if (left > 0) return void this.wanted.set(topic, left);
+      this.wanted.delete(topic);
+      this.wire.removeChannel(topic);
+    };
+  }
+
+  listen(agentId: string, listener: MemoryAddedListener, onGap?: GapListener): () => void {
+    const stopLocal = this.local.listen(agentId, listener);
+    const release = this.want(topicOf(agentId));
     if (onGap) {
       const forAgent = this.gapListeners.get(agentId) ?? new Set<GapListener>();
       this.gapListeners.set(agentId, forAgent.add(onGap));
@@ -113,10 +153,7 @@ class RedisMemoryEvents implements MemoryEvents {
       stopLocal();
       const forAgent = this.gapListeners.get(agentId);
       if (onGap && forAgent?.delete(onGap) && forAgent.size === 0) this.gapListeners.delete(agentId);
-      const left = (this.wanted.get(topic) ?? 1) - 1;
-      if (left > 0) return void this.wanted.set(topic, left);
-      this.wanted.delete(topic);
-      this.wire.removeChannel(topic);
+      release();
     };
   }
 
@@ -136,6 +173,10 @@ class RedisMemoryEvents implements MemoryEvents {
     }
     if (event.origin === this.origin) return; // already delivered locally
     if (channel === RESYNC_CHANNEL) return this.resyncReceived(event.agents);
+    if (event.run !== undefined) {
+      if (isRunChanged(event.run)) void this.local.publishRunChanged(event.run);
+      return;
+    }
     // An instance of an older version sends no seq, or not the filter facts (a rolling upgrade): the
     // agent's feed reads the record from the database instead, facts and all (L2), and drops the event.
     if (!Number.isSafeInteger(event.seq) || !hasFilterFacts(event))

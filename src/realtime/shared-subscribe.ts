@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import {
   createSourceEventStream,
+  execute,
   Kind,
   print,
   visit,
@@ -58,6 +59,11 @@ export function documentShape(document: DocumentNode): DocumentShape {
 }
 
 type SubscribeResult = AsyncIterableIterator<ExecutionResult> | ExecutionResult;
+/** A subscription's own event stream (not memoryAdded). */
+interface PlainSource {
+  iterable: AsyncIterable<unknown>;
+}
+const isPlain = (source: object): source is PlainSource => 'iterable' in source;
 /** How a membership ended: null when its consumer stopped it, else with the source's error (if any). */
 type Outcome = { error?: unknown } | null;
 
@@ -71,6 +77,7 @@ export class Fanout {
   /** graphql-ws: records go to `target` (the socket); the iterator only ends, with an error if there was one. */
   readonly subscribeSocket = async (args: ExecutionArgs, target: FanoutTarget): Promise<SubscribeResult> => {
     const source = await this.open(args);
+    if (isPlain(source)) return this.executeEach(source, args);
     if (!(source instanceof MemoryAddedSource)) return source;
     return new Repeater<ExecutionResult>(async (push, stop) => {
       const outcome = await this.run(
@@ -87,6 +94,7 @@ export class Fanout {
   /** SSE (Yoga): the group's shared results, in order; a stream more than MAX_PENDING_EVENTS behind ends (SLOW_CONSUMER). */
   readonly subscribeStream = async (args: ExecutionArgs): Promise<SubscribeResult> => {
     const source = await this.open(args);
+    if (isPlain(source)) return this.executeEach(source, args);
     if (!(source instanceof MemoryAddedSource)) return source;
     return queuedStream<ExecutionResult>(
       MAX_PENDING_EVENTS,
@@ -100,6 +108,32 @@ export class Fanout {
       (error) => this.masked(error),
     );
   };
+
+  /**
+   * A subscription without fan-out (runChanged: rare events, each executed for its subscriber, as
+   * graphql-js does): every event executed with it as the root value; a source error is the last result.
+   */
+  private executeEach(source: PlainSource, args: ExecutionArgs): AsyncIterableIterator<ExecutionResult> {
+    const iterator = source.iterable[Symbol.asyncIterator]();
+    const mask = (result: ExecutionResult): ExecutionResult =>
+      result.errors
+        ? { ...result, errors: result.errors.map((e) => this.options.maskError(e) as never) }
+        : result;
+    return new Repeater<ExecutionResult>(async (push, stop) => {
+      const stopped = stop.then(() => ({ done: true as const, value: undefined }));
+      void stopped.then(() => iterator.return?.());
+      try {
+        for (;;) {
+          const next = await Promise.race([iterator.next(), stopped]);
+          if (next.done) break;
+          await push(mask(await execute({ ...args, rootValue: next.value })));
+        }
+      } catch (error) {
+        await push(this.masked(error));
+      }
+      stop();
+    });
+  }
 
   private masked(error: unknown): ExecutionResult {
     return { errors: [this.options.maskError(error) as never] };
@@ -123,7 +157,7 @@ export class Fanout {
   }
 
   /** The subscription's source, or the result that refuses it (auth, input, a fault of this code). */
-  private async open(args: ExecutionArgs): Promise<MemoryAddedSource | ExecutionResult> {
+  private async open(args: ExecutionArgs): Promise<MemoryAddedSource | PlainSource | ExecutionResult> {
     let source;
     try {
       source = await createSourceEventStream(args);
@@ -132,10 +166,8 @@ export class Fanout {
     }
     if (!(Symbol.asyncIterator in source))
       return { errors: (source.errors ?? []).map((e) => this.options.maskError(e) as never) };
-    // memoryAdded is the only subscription; anything else is a fault of this code, answered as one.
-    return source instanceof MemoryAddedSource
-      ? source
-      : this.masked(new Error('subscription without a fan-out'));
+    // memoryAdded shares its executions (fan-out); any other subscription executes per subscriber.
+    return source instanceof MemoryAddedSource ? source : { iterable: source as AsyncIterable<unknown> };
   }
 
   /** One member of its group from now until `stopped` resolves or the source ends. */

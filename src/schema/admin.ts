@@ -218,6 +218,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: StartRunInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const { run, token } = await admin.startRun(ctx.db, input, ctx.now());
+      await ctx.events.publishRunChanged({ runId: run.id, agentId: run.agentId, status: 'RUNNING' });
       return { token, runId: run.id };
     },
   }),
@@ -229,8 +230,9 @@ builder.mutationFields((t) => ({
       status: t.arg({ type: RunStatusEnum, required: true }),
     },
     resolve: async (query, _root, args, ctx) => {
-      const { tokenHash } = await admin.finishRun(ctx.db, args.runId, args.status, ctx.now());
+      const { tokenHash, agentId } = await admin.finishRun(ctx.db, args.runId, args.status, ctx.now());
       ctx.sessions.revoke(tokenHash); // W9, L4: the run's open connections end now
+      await ctx.events.publishRunChanged({ runId: args.runId, agentId, status: args.status });
       return ctx.db.prisma.run.findUniqueOrThrow({ ...query, where: { id: args.runId } });
     },
   }),

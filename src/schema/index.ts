@@ -14,5 +14,6 @@ import './runs.js';
 import './health.js';
 import './freshness.js';
 import './decision-evidence.js';
+import './run-changed.js';
 
 export const schema = lexicographicSortSchema(builder.toSchema());

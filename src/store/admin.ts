@@ -195,7 +195,7 @@ export async function finishRun(db: Database, runId: string, status: string, now
         WHERE id = $1`,
       [runId, status, now, run.agentId, run.startedAt],
     );
-    return { tokenHash: run.tokenHash };
+    return { tokenHash: run.tokenHash, agentId: run.agentId };
   });
 }
 

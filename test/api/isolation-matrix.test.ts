@@ -116,6 +116,8 @@ const ACCESS = {
   'importMemories:run':    [UNA, UNA,    [ok, BAD],  FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
   // Live updates: operators (and the admin naming the agent); run tokens may not subscribe.
   memoryAdded:             [UNA, UNA,    ok,         [ok, FBD],  [ok, FBD],  FBD,        FBD,        FBD,        UNA,      UNA],
+  // Issue 26 item 7: run changes, subscribed like memoryAdded (the call triggers a run change of `d`).
+  runChanged:              [UNA, UNA,    ok,         [ok, FBD],  [ok, FBD],  FBD,        FBD,        FBD,        UNA,      UNA],
   // MCP tools (POST /mcp, tools/call): role-scoped like the fields they run; the admin token has no tool.
   'POST /mcp write_memory':          [UNA, UNA,    NOT,        NOT,        NOT,        [ok, LNK],  [ok, LNK],  [ok, LNK],  UNA,      UNA],
   'POST /mcp get_trading_context':   [UNA, UNA,    NOT,        ok,         ok,         ok,         ok,         ok,         UNA,      UNA],
@@ -149,7 +151,13 @@ interface GraphQLCall {
   writesForCaller?: true;
   /** `own` is the caller's own agent (cross-agent calls act for it and point at `d`). */
   variables?: (d: AgentData, side: Side, own: AgentData) => Vars | Promise<Vars>;
+  /**
+   * A subscription whose first event is not replayed: called every TRIGGER_EVERY_MS while the call
+   * waits, so an accepted subscription gets its event and a refused one answers without it.
+   */
+  trigger?: (d: AgentData) => Promise<unknown>;
 }
+const TRIGGER_EVERY_MS = 200;
 interface RestCall {
   writesForCaller?: true;
   method: 'GET' | 'POST';
@@ -366,6 +374,11 @@ const CALLS: Record<Exclude<Operation, `${string} /${string}`>, GraphQLCall> = {
       'subscription($a: UUID, $after: String) { memoryAdded(agentId: $a, after: $after) { cursor node { id agentId } } }',
     variables: (d) => ({ a: d.agentId, after: FROM_THE_START }),
   },
+  runChanged: {
+    document: 'subscription($a: UUID) { runChanged(agentId: $a) { id agentId status recordCount } }',
+    variables: (d) => ({ a: d.agentId }),
+    trigger: (d) => d.freshRunId(),
+  },
 };
 
 /** A write (REST body, MCP arguments) linking to the research of `d`: the other agent's must fail like none (W4). */
@@ -498,8 +511,14 @@ async function call(
   const field = fieldOf(operation);
   if (transport === 'HTTP') return httpCall(h, token, field, spec.document, variables);
   if (transport === 'HTTP GET') return httpGetCall(h, token, field, spec.document, variables);
-  if (transport === 'SSE') return sseCall(baseUrl, token, field, spec.document, variables);
-  return overSocket(caller, field, spec.document, variables);
+  const { trigger } = spec;
+  const timer = trigger ? setInterval(() => void trigger(d), TRIGGER_EVERY_MS) : undefined;
+  try {
+    if (transport === 'SSE') return await sseCall(baseUrl, token, field, spec.document, variables);
+    return await overSocket(caller, field, spec.document, variables);
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 /** The data a side names: own = the caller's agent; foreign = the other agent. */
@@ -569,10 +588,12 @@ for (const operation of Object.keys(ACCESS) as Operation[]) {
               const subject = specOf(operation).writesForCaller ? ownAgentOf(caller) : (d.label as 'A' | 'B');
               expect(mentionedSecrets(answer, world.secretsOf[subject])).not.toEqual([]);
             }
-            // A subscription's first event is a record of the agent it was opened for.
+            // A subscription's first event is about the agent it was opened for (a record, a run).
             if (answer.outcome === ok && isSubscription(operation)) {
-              const edge = (answer.body as { data: { memoryAdded: { node: { agentId: string } } } }).data;
-              expect(edge.memoryAdded.node.agentId).toBe(d.agentId);
+              const data = (
+                answer.body as { data: Record<string, { agentId?: string; node?: { agentId: string } }> }
+              ).data[fieldOf(operation)]!;
+              expect(data.node?.agentId ?? data.agentId).toBe(d.agentId);
             }
             // S1: a foreign id answers exactly like a nonexistent one (no existence oracle).
             if ((side === 'foreign' && answer.outcome !== ok) || answer.outcome === nul) {

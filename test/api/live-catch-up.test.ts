@@ -27,6 +27,8 @@ function lossyEvents(): MemoryEvents & { dropping: boolean; gap(): void } {
     gap() {
       for (const onGap of gapListeners) onGap();
     },
+    publishRunChanged: (event) => inner.publishRunChanged(event),
+    listenRuns: (agentId, listener) => inner.listenRuns(agentId, listener),
     close: () => inner.close(),
   };
 }
