@@ -270,6 +270,14 @@ describe('issue 26: the Health tab', () => {
     expect(await row('flip_probe').locator('.badge').textContent()).toBe('STALE');
     expect(await row('flip_probe').locator('.board-detail').textContent()).toMatch(/^since .* · 0 min ago$/);
     expect(boards).toHaveLength(1);
+
+    // runChanged: a run that starts (and writes nothing) refreshes the producer table too.
+    const review = p.locator('[data-section="producers"] tr[data-producer="daily-review"]');
+    expect(await review.textContent()).not.toContain('running');
+    const today = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000).toISOString();
+    await startRun(h, producers['daily-review']!, today);
+    await expect.poll(() => review.textContent(), { timeout: 10_000 }).toContain('running');
+    expect(boards).toHaveLength(2);
     expect(pageErrors).toEqual([]);
   });
 
