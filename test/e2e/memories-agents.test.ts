@@ -135,7 +135,7 @@ describe('who and where', () => {
 
     expect(await p.locator('.topbar .agent-name').textContent()).toBe('alpha-desk');
     expect(await p.title()).toBe('alpha-desk · Memories');
-    expect(p.url()).toBe(`${base}/`);
+    expect(p.url()).toBe(`${base}/#/`);
     await expect.poll(() => shownIds(p)).toEqual(alpha.ids);
     const first = p.locator('article.record').first();
     expect(await first.locator('.record-details').count()).toBe(0);

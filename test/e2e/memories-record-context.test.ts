@@ -257,7 +257,7 @@ describe('issue 12 item 5: every id opens its record', () => {
     await page.waitFor();
     await p.goBack();
     await p.locator('.layout').waitFor();
-    expect(p.url()).toBe(`${base}/`);
+    expect(p.url()).toBe(`${base}/#/`);
     await expect.poll(() => shownIds(p)).toEqual(recentIds.slice(0, 50));
     await expect.poll(() => p.evaluate(() => window.scrollY)).toBe(150);
     await p.goForward();
