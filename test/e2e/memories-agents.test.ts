@@ -183,7 +183,7 @@ describe('who and where', () => {
   it('a shared admin link with ?agent= opens that agent, and the header fits a phone (dark scheme)', async () => {
     const [, p] = await newPage({ width: 390, height: 844 }, 'dark');
     await signIn(p, ADMIN_TOKEN, `?agent=${beta.fx.agentId}`);
-    expect(p.url()).toBe(`${base}/?agent=${beta.fx.agentId}`);
+    expect(p.url()).toBe(`${base}/?agent=${beta.fx.agentId}#/`);
     await expect.poll(() => shownIds(p)).toEqual(beta.ids);
     expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await p.screenshot({ path: path.join(outputDir, 'memories-admin-phone.png') });
