@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 process.env.TZ = 'America/New_York';
 const health = await import('../../src/web/health.js');
 const timeline = await import('../../src/web/timeline.js');
+const { parseRoute, routeHash } = await import('../../src/web/route.js');
 
 const T0 = Date.parse('2026-03-08T00:00:00-05:00');
 const MIN = 60_000;
@@ -29,6 +30,26 @@ describe('issue 26: the header badge and the default tab', () => {
     expect(health.defaultTab(false, ['HEALTHY', 'DISABLED', 'UNSCHEDULED'])).toBe('list');
     expect(health.defaultTab(false, [])).toBe('list');
     expect(health.defaultTab(true, ['MISSING'])).toBeNull();
+  });
+});
+
+describe('issue 26: the Health tab in the address', () => {
+  it('issue 26: #/health carries the instrument and the span; an unknown span means 24 h', () => {
+    expect(parseRoute('#/health')).toEqual({ kind: 'health', instrument: null, span: '24h' });
+    expect(parseRoute('#/health?instrument=ETH&span=7d')).toEqual({
+      kind: 'health',
+      instrument: 'ETH',
+      span: '7d',
+    });
+    expect(parseRoute('#/health?span=1h')).toEqual({ kind: 'health', instrument: null, span: '24h' });
+    expect(parseRoute('#/health/x')).toEqual({ kind: 'list' });
+    expect(routeHash({ kind: 'health', instrument: null, span: '24h' })).toBe('#/health');
+    expect(routeHash({ kind: 'health', instrument: 'SOL', span: '6h' })).toBe(
+      '#/health?instrument=SOL&span=6h',
+    );
+    for (const hash of ['#/health', '#/health?instrument=ETH', '#/health?instrument=BTC&span=7d']) {
+      expect(routeHash(parseRoute(hash))).toBe(hash);
+    }
   });
 });
 
