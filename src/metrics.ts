@@ -46,6 +46,19 @@ export class Metrics {
     labelNames: ['transport', 'code'] as const,
     registers: [this.registry],
   });
+  readonly publicationLateness = new Histogram({
+    name: 'memory_publication_lateness_seconds',
+    help: "B8: createdAt − the run's evidence boundary of records written by scheduled runs, by run kind and schedule.",
+    labelNames: ['run_kind', 'schedule'] as const,
+    buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14400, 43200, 86400],
+    registers: [this.registry],
+  });
+  readonly staleOnArrival = new Counter({
+    name: 'memory_records_stale_on_arrival_total',
+    help: 'B8, X4: records stored at or after their own expiry, by run kind.',
+    labelNames: ['run_kind'] as const,
+    registers: [this.registry],
+  });
   readonly exports = new Counter({
     name: 'memory_exports_total',
     help: 'GET /api/v1/export by format and outcome (complete, cancelled, failed, or why it was refused).',

@@ -45,7 +45,9 @@ const LISTED = new Map<string, ListedTool>(
       title: tool.title,
       description: DESCRIPTIONS[tool.name],
       inputSchema: inputSchemaOf(tool.input) as ListedTool['inputSchema'],
-      outputSchema: outputSchemaOf(tool.output) as ListedTool['outputSchema'],
+      ...(tool.listsOutput === false
+        ? {}
+        : { outputSchema: outputSchemaOf(tool.output) as ListedTool['outputSchema'] }),
       annotations: {
         title: tool.title,
         readOnlyHint: tool.readOnly,

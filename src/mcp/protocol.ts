@@ -30,6 +30,7 @@ With a window (1h/6h/24h, or from_date/to_date with time_zone) only types that h
 An unknown id and an id you may not read give the same not_found result. Trading runs read only their own trading decisions.`,
   get_decision_audit: `Audit one trading decision: the decision, every record it links, and the trading context as of its
 created_at for each instrument it targets (what was known when). not_found unless the id is a readable trading_decision.`,
+  get_producer_health: `Health of this agent's producers over the last window (default 24h): status HEALTHY, LATE, MISSING, DISABLED or UNSCHEDULED, missed cycles (newest 5), p95 lateness, records stale on arrival, failed runs.`,
 } as const;
 
 /** What the agent should do next, by failure code (W4 recovery: one repaired retry, never a guessed id). */

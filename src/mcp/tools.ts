@@ -1,8 +1,9 @@
-// The six MCP tools, defined once for both transports: who sees each, its zod input and output, and
+// The MCP tools, defined once for both transports: who sees each, its zod input and output, and
 // the GraphQL operation (or REST write) it runs as the caller — the service applies every rule.
 import { z } from 'zod';
 import { MAX_SEARCH_TEXT, MAX_SEARCH_WORDS } from '../domain/filter-fields.js';
 import type { ServiceExecutor } from './executor.js';
+import { getProducerHealth } from './health-tools.js';
 import { DESCRIPTIONS } from './protocol.js';
 import {
   DecisionAudit,
@@ -31,6 +32,8 @@ export interface Tool {
   serviceValidates?: true;
   input: z.ZodObject;
   output: z.ZodObject;
+  /** Issue 27: a tool whose listing must stay small leaves its output schema out (the result is still structured). */
+  listsOutput?: false;
   run(args: Record<string, unknown>, service: ServiceExecutor): Promise<ToolOutcome>;
 }
 
@@ -243,6 +246,7 @@ export const TOOLS: readonly Tool[] = [
   listMemoryTypes,
   getMemory,
   getDecisionAudit,
+  getProducerHealth,
 ];
 
 /** The tools one caller may see and call (api-contract, MCP); everything else does not exist for it. */

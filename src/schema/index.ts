@@ -15,5 +15,6 @@ import './health.js';
 import './freshness.js';
 import './decision-evidence.js';
 import './run-changed.js';
+import './fleet.js';
 
 export const schema = lexicographicSortSchema(builder.toSchema());

@@ -82,8 +82,18 @@ export async function loadProducerHealth(
 ): Promise<ProducerHealthView[]> {
   const resolved = resolveTimeWindow(windowInput ?? { rolling: 'LAST_24H' }, now);
   if (!resolved.ok) throw new InputError(resolved.error.message, resolved.error.field);
-  const window = resolved.window;
-  const producers = await loadHealthProducers(db, agentId, window);
+  return loadHealthOf(db, [agentId], resolved.window, now);
+}
+
+/** B8 for the producers of several agents at once (the admin's fleet): the same two statements. */
+export async function loadHealthOf(
+  db: Database,
+  agentIds: readonly string[],
+  window: { from: Date; to: Date },
+  now: Date,
+): Promise<ProducerHealthView[]> {
+  if (agentIds.length === 0) return [];
+  const producers = await loadHealthProducers(db, agentIds, window);
   const segments = new Map(producers.map((p) => [p.id, segmentsOf(p)]));
   let statusFrom = now.getTime();
   for (const [id, parts] of segments) {
@@ -96,7 +106,7 @@ export async function loadProducerHealth(
     }
     for (const b of statusBoundaries(parts, now)) statusFrom = Math.min(statusFrom, b);
   }
-  const { cycles, lateness } = await loadHealthCycles(db, agentId, window, new Date(statusFrom));
+  const { cycles, lateness } = await loadHealthCycles(db, agentIds, window, new Date(statusFrom));
   const outcomes = new Map<string, Map<number, CycleOutcome>>();
   for (const c of cycles) {
     let byBoundary = outcomes.get(c.producerId);

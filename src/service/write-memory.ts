@@ -11,6 +11,7 @@ import { stampWriteExpiry } from '../domain/expiry.js';
 import { requestHash } from '../domain/idempotency.js';
 import type { RunIdentity } from '../domain/types.js';
 import { requireWriteShape, type WriteShapeInput } from '../domain/write-validation.js';
+import { isStaleOnArrival, latenessSeconds } from '../domain/producer-health.js';
 import type { Metrics } from '../metrics.js';
 import type { MemoryEvents } from '../realtime/events.js';
 import type { Database } from '../store/db.js';
@@ -68,6 +69,7 @@ export async function writeMemory(
     throw refusal;
   }
   deps.metrics?.writes.inc({ transport, code: written.created ? 'created' : 'retried' });
+  if (written.created && deps.metrics) observePublication(deps.metrics, run, written.record);
   // An idempotent retry (W8) announces nothing: its record was announced when it was written.
   if (written.created && written.seq !== null) {
     const { record } = written;
@@ -78,6 +80,22 @@ export async function writeMemory(
     });
   }
   return written;
+}
+
+/** B8 on the write path, from what the write already holds: lateness (scheduled runs) and stale on arrival. */
+function observePublication(
+  metrics: Metrics,
+  run: RunIdentity,
+  record: { createdAt: Date; expiresAt: Date | null },
+): void {
+  if (run.evidenceBoundary !== null && run.schedule !== null) {
+    metrics.publicationLateness.observe(
+      { run_kind: run.kind, schedule: run.schedule },
+      Math.max(0, latenessSeconds(record.createdAt, run.evidenceBoundary)),
+    );
+  }
+  if (isStaleOnArrival(record.createdAt, record.expiresAt))
+    metrics.staleOnArrival.inc({ run_kind: run.kind });
 }
 
 /** W9 outside the insert: a remembered run's status, read now (RunNotRunningError unless RUNNING). */

@@ -6,7 +6,7 @@ import type { Run } from './generated/prisma/client.js';
 import type { Database } from './db.js';
 
 /** A run's records: written while it ran (W9), so the agent's (agentId, createdAt) index bounds them. */
-const RUN_RECORDS = `m."agentId" = $1 AND m."createdAt" >= r."startedAt"
+const RUN_RECORDS = `m."agentId" = r."agentId" AND m."createdAt" >= r."startedAt"
   AND m."createdAt" <= coalesce(r."finishedAt", 'infinity') AND m."sourceRunId" = r.id`;
 /** Toggles read per producer (a producer toggled more often shows its latest ones). */
 const MAX_TOGGLES = 1000;
@@ -38,10 +38,10 @@ interface RunInstants {
   evidenceBoundary: number | null;
 }
 
-/** The agent's producers by name, with what health needs of each; runs counted by start in [from, to). */
+/** The agents' producers by name, with what health needs of each; runs counted by start in [from, to). */
 export async function loadHealthProducers(
   db: Database,
-  agentId: string,
+  agentIds: readonly string[],
   window: { from: Date; to: Date },
 ): Promise<ProducerHealthRow[]> {
   return db.sql.query<ProducerHealthRow>(
@@ -54,14 +54,14 @@ export async function loadHealthProducers(
                  'schedule', r.schedule, 'status', r.status, 'tokenHash', '',
                  'evidenceBoundary', ${ms('r."evidenceBoundary"')}, 'startedAt', ${ms('r."startedAt"')},
                  'finishedAt', ${ms('r."finishedAt"')})
-          FROM "Run" r WHERE r."agentId" = $1 AND r."producerId" = p.id
+          FROM "Run" r WHERE r."agentId" = p."agentId" AND r."producerId" = p.id
          ORDER BY r."startedAt" DESC, r.id DESC LIMIT 1) AS "lastRun",
        (SELECT (SELECT count(*)::int FROM "Memory" m WHERE ${RUN_RECORDS})
-          FROM "Run" r WHERE r."agentId" = $1 AND r."producerId" = p.id
+          FROM "Run" r WHERE r."agentId" = p."agentId" AND r."producerId" = p.id
          ORDER BY r."startedAt" DESC, r.id DESC LIMIT 1) AS "lastRunRecords",
        (SELECT ${ms('max(last."createdAt")')} FROM (
           SELECT (SELECT m."createdAt" FROM "Memory" m WHERE ${RUN_RECORDS} ORDER BY m."createdAt" DESC LIMIT 1) AS "createdAt"
-            FROM "Run" r WHERE r."agentId" = $1 AND r."producerId" = p.id
+            FROM "Run" r WHERE r."agentId" = p."agentId" AND r."producerId" = p.id
            ORDER BY r."startedAt" DESC LIMIT ${LAST_RECORD_RUNS}) last) AS "lastRecordAt",
        counts.failed AS "failedRuns", counts.cancelled AS "cancelledRuns", counts.empty AS "emptyRuns"
        FROM "Producer" p
@@ -71,10 +71,10 @@ export async function loadHealthProducers(
                 count(*) FILTER (WHERE r.status = 'SUCCEEDED' AND NOT EXISTS (
                   SELECT 1 FROM "Memory" m WHERE ${RUN_RECORDS}))::int AS empty
            FROM "Run" r
-          WHERE r."agentId" = $1 AND r."producerId" = p.id AND r."startedAt" >= $2 AND r."startedAt" < $3) counts
-      WHERE p."agentId" = $1
-      ORDER BY p.name`,
-    [agentId, window.from, window.to],
+          WHERE r."agentId" = p."agentId" AND r."producerId" = p.id AND r."startedAt" >= $2 AND r."startedAt" < $3) counts
+      WHERE p."agentId" = ANY ($1::uuid[])
+      ORDER BY p."agentId", p.name`,
+    [agentIds, window.from, window.to],
   );
 }
 
@@ -97,7 +97,7 @@ export interface LatenessRow {
  */
 export async function loadHealthCycles(
   db: Database,
-  agentId: string,
+  agentIds: readonly string[],
   window: { from: Date; to: Date },
   statusFrom: Date,
 ): Promise<{ cycles: CycleRow[]; lateness: LatenessRow[] }> {
@@ -106,7 +106,7 @@ export async function loadHealthCycles(
        SELECT r."producerId", r."evidenceBoundary" AS boundary, m."createdAt", m."expiresAt",
               (r."evidenceBoundary" >= $2 AND r."evidenceBoundary" < $3) AS "inWindow"
          FROM "Run" r JOIN "Memory" m ON ${RUN_RECORDS}
-        WHERE r."agentId" = $1
+        WHERE r."agentId" = ANY ($1::uuid[])
           AND ((r."evidenceBoundary" >= $2 AND r."evidenceBoundary" < $3) OR r."evidenceBoundary" >= $4)
      )
      SELECT
@@ -123,7 +123,7 @@ export async function loadHealthCycles(
                        max(extract(epoch FROM "createdAt" - boundary))::float8 AS max,
                        count(*) FILTER (WHERE "createdAt" >= "expiresAt")::int AS stale
                   FROM rec WHERE "inWindow" GROUP BY "producerId") l) AS lateness`,
-    [agentId, window.from, window.to, statusFrom],
+    [agentIds, window.from, window.to, statusFrom],
   );
   return { cycles: row?.cycles ?? [], lateness: row?.lateness ?? [] };
 }

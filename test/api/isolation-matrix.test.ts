@@ -72,6 +72,7 @@ const ACCESS = {
   // B7: runs are the desk's (operators, Review runs, the admin), not Analysis or Trading runs'.
   'agent:runs':            [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [FBD, nul], [FBD, nul], [ok, nul],  UNA,      UNA],
   'agent:producerRuns':    [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [FBD, nul], [FBD, nul], [ok, nul],  UNA,      UNA],
+  'agent:health':          [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [FBD, nul], [FBD, nul], [ok, nul],  UNA,      UNA],
   // Reads of records (§1): a Trading run reads only the trading context and its own (its producer's)
   // trading decisions — not Analysis research, not its producer's other records.
   memory:                  [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [ok, nul],  nul,        [ok, nul],  UNA,      UNA],
@@ -126,6 +127,7 @@ const ACCESS = {
   'POST /mcp get_memory':            [UNA, UNA,    NOT,        [ok, nul],  [ok, nul],  [ok, nul],  nul,        [ok, nul],  UNA,      UNA],
   'POST /mcp get_memory:decision':   [UNA, UNA,    NOT,        [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  UNA,      UNA],
   'POST /mcp get_decision_audit':    [UNA, UNA,    NOT,        [ok, nul],  [ok, nul],  NOT,        NOT,        [ok, nul],  UNA,      UNA],
+  'POST /mcp get_producer_health':   [UNA, UNA,    NOT,        ok,         ok,         NOT,        NOT,        ok,         UNA,      UNA],
   // Public routes.
   'GET /healthz':          [ok,  ok,     ok,         ok,         ok,         ok,         ok,         ok,         ok,       ok],
   'GET /readyz':           [ok,  ok,     ok,         ok,         ok,         ok,         ok,         ok,         ok,       ok],
@@ -190,6 +192,11 @@ const CALLS: Record<Exclude<Operation, `${string} /${string}`>, GraphQLCall> = {
   'agent:runs': {
     document:
       'query($id: UUID!) { agent(id: $id) { id runs(first: 5) { edges { node { id recordCount empty } } } } }',
+    variables: (d) => ({ id: d.agentId }),
+  },
+  'agent:health': {
+    document:
+      'query($id: UUID!) { agent(id: $id) { id health { instrumentsSelected producersHealthy recordsLast24h } } }',
     variables: (d) => ({ id: d.agentId }),
   },
   'agent:producerRuns': {
@@ -412,6 +419,7 @@ const ROUTES: Record<Extract<Operation, `${string} /${string}`>, RestCall> = {
   'POST /mcp get_memory': mcpRoute('get_memory', (d) => ({ id: d.researchId })),
   'POST /mcp get_memory:decision': mcpRoute('get_memory', (d) => ({ id: d.decisionId })),
   'POST /mcp get_decision_audit': mcpRoute('get_decision_audit', (d) => ({ decision_id: d.decisionId })),
+  'POST /mcp get_producer_health': mcpRoute('get_producer_health', () => ({ window: '24h' })),
   'GET /api/v1/export': {
     method: 'GET',
     path: (d, side) => `/api/v1/export?format=ndjson${side === 'own' ? '' : `&agent_id=${d.agentId}`}`,
@@ -445,6 +453,7 @@ const AGENT_FREE: readonly Operation[] = [
   'POST /mcp get_trading_context',
   'POST /mcp list_memories',
   'POST /mcp list_memory_types',
+  'POST /mcp get_producer_health',
   'createAgent',
   'upsertInstrument',
   'GET /healthz',

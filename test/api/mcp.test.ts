@@ -305,3 +305,31 @@ describe('B11: a bounded search text on MCP', () => {
     expect(answered.structuredContent).toMatchObject({ memories: [] });
   });
 });
+
+describe('B8: get_producer_health on MCP (issue 26 item 8)', () => {
+  it('B8: a Review run reads its agent’s producer health through the SDK client, within the listing budget', async () => {
+    const review = await startRun(h, fx.producers.review!.id);
+    const client = new Client({ name: 'health', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('http://test/mcp'), {
+        fetch: async (url, init) =>
+          h.server.yoga.fetch(String(url), init as Parameters<Server['yoga']['fetch']>[1]),
+        requestInit: { headers: { authorization: `Bearer ${review.token}` } },
+      }),
+    );
+    const listed = (await client.listTools()).tools.find((tool) => tool.name === 'get_producer_health');
+    // Issue 27: the tool list is budgeted per run kind; this tool's share stays small.
+    const { description, inputSchema, outputSchema } = listed!;
+    expect(JSON.stringify({ description, inputSchema, outputSchema }).length).toBeLessThanOrEqual(700);
+    const result = await client.callTool({ name: 'get_producer_health', arguments: { window: '1h' } });
+    const { producers } = result.structuredContent as { producers: { name: string; status: string }[] };
+    expect(producers.map((p) => [p.name, p.status])).toEqual([
+      ['adhoc', 'UNSCHEDULED'],
+      // Created moments ago: none of its 5m cycles has completed since, so nothing is missing yet.
+      ['analysis', 'HEALTHY'],
+      ['review', 'UNSCHEDULED'],
+      ['trading', 'UNSCHEDULED'],
+    ]);
+    await client.close();
+  });
+});

@@ -74,6 +74,30 @@ describe('metrics', () => {
     }
   });
 
+  it('B8: publication lateness by run kind and schedule, and records stale on arrival, without agent or producer labels', async () => {
+    // 5m, boundary 10:00: one record 70 s late, one at 10:12 (after its 10:10 expiry, X2/X4).
+    h.clock.set('2026-03-02T10:00:30Z');
+    const scheduled = await startRun(h, fx.producers.analysis!.id, '2026-03-02T10:00:00Z');
+    h.clock.set('2026-03-02T10:01:10Z');
+    await writeOk(h, scheduled.token, { type: 'signal', scope: 'AGENT', content: 'on time' });
+    h.clock.set('2026-03-02T10:12:00Z');
+    await writeOk(h, scheduled.token, { type: 'signal', scope: 'AGENT', content: 'late' });
+    h.clock.real();
+    const samples = await scrape();
+    const series = 'memory_publication_lateness_seconds';
+    expect(samples.get(`${series}_count{run_kind="ANALYSIS",schedule="5m"}`)).toBe(2);
+    expect(samples.get(`${series}_sum{run_kind="ANALYSIS",schedule="5m"}`)).toBe(70 + 720);
+    expect(samples.get(`${series}_bucket{le="120",run_kind="ANALYSIS",schedule="5m"}`)).toBe(1);
+    expect(samples.get('memory_records_stale_on_arrival_total{run_kind="ANALYSIS"}')).toBe(1);
+    const text = [...samples.keys()].filter(
+      (k) => k.startsWith(series) || k.startsWith('memory_records_stale'),
+    );
+    for (const key of text) {
+      expect(key).not.toContain(fx.agentId);
+      expect(key).not.toContain(fx.producers.analysis!.id);
+    }
+  });
+
   it('shows open connections and subscriptions and counts deliveries', async () => {
     const client = wsClient(base, fx.operatorToken);
     const sub = subscribeWs(client, { filter: { types: ['metered'] } });

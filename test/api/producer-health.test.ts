@@ -1,13 +1,15 @@
 // B8: producer health over the scripted insight day (test/support/insight-day.ts), expected by hand.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../support/harness.js';
+import { createAgentFixture, startHarness, type Harness } from '../support/harness.js';
+import { StatementRecorder } from '../support/statement-recorder.js';
 import { DAY, playInsightDay, type InsightDay } from '../support/insight-day.js';
 
 let h: Harness;
 let day: InsightDay;
+const recorder = new StatementRecorder();
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ recorder });
   day = await playInsightDay(h);
 });
 afterAll(async () => {
@@ -149,5 +151,38 @@ describe('B8: producer health over a scripted day', () => {
     expect(admin.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     const named = await h.ok(HEALTH, { a: day.fx.agentId });
     expect(named.producerHealth).toHaveLength(7);
+  });
+});
+
+describe('B8: the fleet table (Agent.health, issue 26 item 5)', () => {
+  const FLEET = `{ agents { name health { instrumentsSelected producersHealthy producersLate producersMissing
+    producersDisabled producersUnscheduled lastDecisionAt recordsLast24h } } }`;
+
+  it('B8: each agent’s row — instruments, producers by status, last decision, records in 24 h — for all agents in four statements, whatever their number', async () => {
+    const quiet = await createAgentFixture(h, { name: 'zz-quiet', instruments: ['BTC'] });
+    h.clock.set(at('12:00'));
+    const named = await h.ok(`query($id: UUID!) { agent(id: $id) { name } }`, { id: day.fx.agentId });
+    const trips = await recorder.during(() => h.ok(FLEET));
+    const { agents } = await h.ok(FLEET);
+    const rows = Object.fromEntries(agents.map((a: { name: string; health: unknown }) => [a.name, a.health]));
+    expect(rows[named.agent.name]).toEqual({
+      instrumentsSelected: 2,
+      producersHealthy: 1, // hourly
+      producersLate: 1, // pair
+      producersMissing: 1, // slow
+      producersDisabled: 1, // toggled
+      producersUnscheduled: 3, // adhoc, trading, review
+      lastDecisionAt: at('11:30'),
+      // hourly 9, slow 1, pair 5, toggled 1, adhoc 3 (a note, two corrections), trading 2.
+      recordsLast24h: 21,
+    });
+    expect(rows['zz-quiet']).toMatchObject({
+      instrumentsSelected: 1,
+      recordsLast24h: 0,
+      lastDecisionAt: null,
+    });
+    expect(quiet.agentId).toBeTruthy();
+    // The agents, then for all of them at once: the producers, their cycles, the counts.
+    expect(trips.count).toBe(4);
   });
 });

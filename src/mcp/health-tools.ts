@@ -1,0 +1,75 @@
+// get_producer_health (issue 26 item 8): producer health (B8) for Review runs and operators, as the
+// API's own producerHealth query run as the caller. Kept small: its listing counts against the tool
+// list's budget per run kind.
+import { z } from 'zod';
+import type { ServiceExecutor } from './executor.js';
+import type { Tool } from './tools.js';
+
+const ROLLING = { '1h': 'LAST_1H', '6h': 'LAST_6H', '24h': 'LAST_24H' } as const;
+
+const input = z.object({ window: z.enum(['1h', '6h', '24h']).default('24h') });
+const output = z.object({
+  producers: z.array(
+    z.object({
+      name: z.string(),
+      status: z.string(),
+      cycles_expected: z.number(),
+      cycles_with_record: z.number(),
+      missed_boundaries: z.array(z.string()),
+      lateness_p95_seconds: z.number().nullable(),
+      stale_on_arrival: z.number(),
+      failed_runs: z.number(),
+      last_record_at: z.string().nullable(),
+    }),
+  ),
+});
+
+/** Missed boundaries in a tool answer: the newest few (the page shows all 100). */
+const MISSED_SHOWN = 5;
+
+interface HealthRow {
+  producer: { name: string };
+  status: string;
+  cyclesExpected: number;
+  cyclesWithRecord: number;
+  missedBoundaries: string[];
+  latenessP95Seconds: number | null;
+  staleOnArrival: number;
+  failedRuns: number;
+  lastRecordAt: string | null;
+}
+
+export const getProducerHealth: Tool = {
+  name: 'get_producer_health',
+  title: 'Get producer health',
+  audience: ['OPERATOR', 'REVIEW'],
+  readOnly: true,
+  input,
+  output,
+  // The shared failure union alone is ~380 characters of schema: the listing keeps to 700 without it.
+  listsOutput: false,
+  async run(args: Record<string, unknown>, service: ServiceExecutor) {
+    const { window } = input.parse(args);
+    const data = await service.graphql<{ producerHealth: HealthRow[] }>(
+      `query($w: TimeWindowInput) { producerHealth(window: $w) { producer { name } status cyclesExpected
+        cyclesWithRecord missedBoundaries latenessP95Seconds staleOnArrival failedRuns lastRecordAt } }`,
+      { w: { rolling: ROLLING[window] } },
+    );
+    return {
+      ok: true,
+      value: {
+        producers: data.producerHealth.map((p) => ({
+          name: p.producer.name,
+          status: p.status,
+          cycles_expected: p.cyclesExpected,
+          cycles_with_record: p.cyclesWithRecord,
+          missed_boundaries: p.missedBoundaries.slice(0, MISSED_SHOWN),
+          lateness_p95_seconds: p.latenessP95Seconds,
+          stale_on_arrival: p.staleOnArrival,
+          failed_runs: p.failedRuns,
+          last_record_at: p.lastRecordAt,
+        })),
+      },
+    };
+  },
+};
