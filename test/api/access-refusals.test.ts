@@ -164,6 +164,11 @@ const ROOT_CALLS: Record<string, string> = {
   importMemories: `mutation { importMemories(input: [{ agentId: "${id()}", type: "t", scope: AGENT,
     content: "x", createdAt: "2020-01-01T00:00:00Z" }]) { id } }`,
   memoryAdded: 'subscription { memoryAdded { cursor } }',
+  producerHealth: '{ producerHealth { status } }',
+  freshnessBoard: '{ freshnessBoard { at } }',
+  freshnessTimeline:
+    '{ freshnessTimeline(instrument: "ETH", from: "2026-03-02T00:00:00Z", to: "2026-03-02T01:00:00Z") { instrument } }',
+  runChanged: 'subscription { runChanged { id } }',
 };
 
 /** A context without a caller whose services fail the test if anything calls them (reading a property is harmless). */

@@ -234,6 +234,70 @@ describe('round trips', () => {
     `);
   });
 
+  it('B7: round trips of an agent’s runs page (the runs, then every record count in one statement)', async () => {
+    const trips = await recorder.during(() =>
+      h.ok(
+        'query($id: UUID!) { agent(id: $id) { runs(first: 10) { edges { node { id status recordCount empty } } } } }',
+        { id: fx.agentId },
+        fx.operatorToken,
+      ),
+    );
+    expect(trips).toMatchInlineSnapshot(`
+      {
+        "count": 4,
+        "statements": [
+          "sql: SELECT revokedAt FROM OperatorToken WHERE id = $",
+          "prisma: SELECT id, name, createdAt, lastSeq FROM Agent WHERE (id = $ AND id = $) LIMIT $ OFFSET $",
+          "prisma: SELECT id, agentId, producerId, kind::text, schedule, evidenceBoundary, status::text, startedAt, finishedAt, tokenHash FROM Run WHERE agentId = $ ORDER BY startedAt DESC, id DESC LIMIT $ OFFS…",
+          "sql: SELECT r.id AS runId, ( SELECT count(*)::int FROM Memory m WHERE m.agentId = $ AND m.createdAt >= r.startedAt AND m.createdAt <= coalesce(r.finishedAt, 'infinity') AND m.sourceRunId = r.id) AS c…",
+        ],
+      }
+    `);
+  });
+
+  it('B8: round trips of producer health (producers, then cycles and lateness)', async () => {
+    const trips = await recorder.during(() =>
+      h.ok(
+        '{ producerHealth { producer { name } status lastRun { id recordCount } cyclesExpected latenessP95Seconds } }',
+        {},
+        fx.operatorToken,
+      ),
+    );
+    expect(trips).toMatchInlineSnapshot(`
+      {
+        "count": 3,
+        "statements": [
+          "sql: SELECT revokedAt FROM OperatorToken WHERE id = $",
+          "sql: SELECT p.id, p.agentId, p.kind, p.name, p.schedule, p.enabled, (extract(epoch FROM p.createdAt) * 1000)::float8 AS createdAt, coalesce((SELECT json_agg(json_build_object('enabled', e.enabled, 'a…",
+          "sql: WITH rec SELECT (SELECT json_agg(json_build_object('producerId', c.producerId, 'boundary', (extract(epoch FROM c.boundary) * 1000)::float8, 'freshOnArrival', c.fresh)) FROM (SELECT producerId, b…",
+        ],
+      }
+    `);
+  });
+
+  it('B9: round trips of the freshness board (one context per selected instrument, the decisions, the producers)', async () => {
+    const trips = await recorder.during(() =>
+      h.ok(
+        '{ freshnessBoard { instruments { instrument groups { producer { name } state } latestDecision { id } } } }',
+        {},
+        fx.operatorToken,
+      ),
+    );
+    expect(trips).toMatchInlineSnapshot(`
+      {
+        "count": 6,
+        "statements": [
+          "sql: SELECT revokedAt FROM OperatorToken WHERE id = $",
+          "prisma: SELECT id, instrumentId FROM AgentInstrument WHERE (agentId = $ AND selectedAt <= $ AND (deselectedAt IS NULL OR deselectedAt > $)) ORDER BY instrumentId ASC OFFSET $",
+          "prisma: WITH RECURSIVE instrument_group, agent_group, kept, picked, producer, row, run SELECT json_agg(json_build_object( 'id', m.id, 'producerId', m.producerId, 'type', m.type, 'scope', m.scope, 'cr…",
+          "prisma: WITH RECURSIVE instrument_group, agent_group, kept, picked, producer, row, run SELECT json_agg(json_build_object( 'id', m.id, 'producerId', m.producerId, 'type', m.type, 'scope', m.scope, 'cr…",
+          "sql: SELECT i.instrument, d.id, ev.fresh, ev.stale FROM unnest($::text[]) AS i(instrument) LEFT JOIN LATERAL ( SELECT t.memoryId AS id, t.createdAt FROM Producer p CROSS JOIN LATERAL ( SELECT t.memor…",
+          "prisma: SELECT id, agentId, kind::text, name, schedule, enabled, createdAt FROM Producer WHERE agentId = $ OFFSET $",
+        ],
+      }
+    `);
+  });
+
   it('W1: round trips of a write (the record shown with targets, links and provenance)', async () => {
     let result: Record<string, any> = {};
     const input = {
