@@ -101,9 +101,16 @@ function emaHandoff(run: DemoRun, instrument: string, minutesAgo: number): Memor
   };
 }
 
-/** Analysis: EMA handoffs every 15 minutes for the last ~2 hours on ETH and BTC (older ones are stale). */
-async function writeEmaHandoffs(demo: DemoWriter, producerId: string): Promise<Record<string, string>> {
+/**
+ * Analysis: EMA handoffs every 15 minutes for the last ~2 hours on ETH and BTC (older ones are stale; the
+ * producer misses cycles, so the Health tab shows it MISSING). Returns the newest and the oldest per instrument.
+ */
+async function writeEmaHandoffs(
+  demo: DemoWriter,
+  producerId: string,
+): Promise<{ emaIds: Record<string, string>; oldestIds: Record<string, string> }> {
   const emaIds: Record<string, string> = {};
+  const oldestIds: Record<string, string> = {};
   for (let minutesAgo = 120; minutesAgo >= 2; minutesAgo -= 15) {
     const started = demo.at(minutesAgo);
     const run = await demo.runAt(producerId, started, '5m');
@@ -114,10 +121,11 @@ async function writeEmaHandoffs(demo: DemoWriter, producerId: string): Promise<R
         emaHandoff(run, instrument, minutesAgo),
       );
       emaIds[instrument] = written.id;
+      oldestIds[instrument] ??= written.id;
     }
     await demo.finish(run, new Date(started.getTime() + 60_000));
   }
-  return emaIds;
+  return { emaIds, oldestIds };
 }
 
 /** Analysis: hourly funding/basis, agent-wide. */
@@ -159,11 +167,14 @@ async function writeNewsAndCorrection(demo: DemoWriter, producerId: string) {
   return { newsNote, correction };
 }
 
-/** Trading: one decision per evaluated instrument, linking every considered record. */
+/**
+ * Trading: one decision per evaluated instrument, linking every considered record. ETH's also links the
+ * two-hour-old handoff, stale when the decision was written: its audit has fresh and stale evidence (B10).
+ */
 async function writeTradingDecisions(
   demo: DemoWriter,
   producerId: string,
-  considered: { emaIds: Record<string, string>; fundingId: string; newsIds: string[] },
+  considered: { emaIds: Record<string, string>; staleEthId: string; fundingId: string; newsIds: string[] },
 ): Promise<void> {
   const { at } = demo;
   const tradeRun = await demo.runAt(producerId, at(8), '5m');
@@ -171,7 +182,7 @@ async function writeTradingDecisions(
     const links = [
       considered.emaIds[instrument]!,
       considered.fundingId,
-      ...(instrument === 'ETH' ? considered.newsIds : []),
+      ...(instrument === 'ETH' ? [...considered.newsIds, considered.staleEthId] : []),
     ];
     await demo.write(tradeRun, at(7), {
       type: 'trading_decision',
@@ -216,11 +227,12 @@ export async function seedDemo(db: Database, now: Date): Promise<DemoSeed | null
   const demo = demoWriter(db, now);
   const { agent, producers } = await createCatalog(db, demo);
 
-  const emaIds = await writeEmaHandoffs(demo, producers.ema.id);
+  const { emaIds, oldestIds } = await writeEmaHandoffs(demo, producers.ema.id);
   const fundingNote = await writeFundingNote(demo, producers.funding.id);
   const { newsNote, correction } = await writeNewsAndCorrection(demo, producers.news.id);
   await writeTradingDecisions(demo, producers.trader.id, {
     emaIds,
+    staleEthId: oldestIds.ETH!,
     fundingId: fundingNote.id,
     newsIds: [newsNote.id, correction.id],
   });

@@ -57,10 +57,19 @@ const CONTEXT_FIELDS = `
 
 export type RecordPageMemory = Memory & { agentId: string; linkedFrom: Backlink[] };
 
+/** B10: a considered record as the decision's instant saw it. */
+export interface ConsideredEntry {
+  memoryId: string;
+  freshnessAtDecision: 'FRESH' | 'STALE' | 'DISABLED' | 'NONE';
+  inContextAtDecision: boolean;
+  /** Why it was not in the decision instrument's context then (other instrument, superseded, stale, corrected). */
+  notInContextReason: string | null;
+}
+
 export interface RecordPageResult {
   memory: RecordPageMemory | null;
   /** T3: null unless the record is a trading_decision this token may audit. */
-  decisionAudit: { linked: Memory[]; contexts: TradingContext[] } | null;
+  decisionAudit: { linked: Memory[]; contexts: TradingContext[]; considered: ConsideredEntry[] } | null;
 }
 
 /** A record with what links to it and, for a decision, its audit (T3), in one request. */
@@ -70,7 +79,10 @@ export const RECORD_PAGE_QUERY = `
       ${MEMORY_FIELDS} agentId
       linkedFrom { linkType sourceMemoryId sourceType sourceCreatedAt }
     }
-    decisionAudit(decisionId: $id) { linked { ${MEMORY_FIELDS} } contexts { ${CONTEXT_FIELDS} } }
+    decisionAudit(decisionId: $id) {
+      linked { ${MEMORY_FIELDS} } contexts { ${CONTEXT_FIELDS} }
+      considered { memoryId freshnessAtDecision inContextAtDecision notInContextReason }
+    }
   }
 `;
 

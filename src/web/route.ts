@@ -1,12 +1,16 @@
 // Where the operator is, in the address's fragment, so every view can be linked, reloaded and reached
 // with Back and Forward: `#/memory/<id>` (a record), `#/context?instrument=ETH&at=<ISO>` (the Context
-// tab), anything else the Memories list. A sign-in link's `#token=…` is not a route (session.ts).
+// tab), `#/health?instrument=ETH&span=24h` (the Health tab), anything else the Memories list. A
+// sign-in link's `#token=…` is not a route (session.ts).
+import { isTimelineSpan, type TimelineSpan } from './timeline.js';
 
 export type Route =
   | { kind: 'list' }
   | { kind: 'record'; id: string }
   /** `at` null: now. `instrument` null: the agent's first instrument. */
-  | { kind: 'context'; instrument: string | null; at: string | null };
+  | { kind: 'context'; instrument: string | null; at: string | null }
+  /** The desk's view (issue 26): `instrument` null ⇒ the board's first; the timeline's span. */
+  | { kind: 'health'; instrument: string | null; span: TimelineSpan };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -49,6 +53,11 @@ export function parseRoute(hash: string): Route {
     const instrument = params.get('instrument')?.trim();
     return { kind: 'context', instrument: instrument || null, at: instantOrNull(params.get('at')) };
   }
+  if (section === 'health' && id === undefined) {
+    const instrument = params.get('instrument')?.trim();
+    const span = params.get('span');
+    return { kind: 'health', instrument: instrument || null, span: isTimelineSpan(span) ? span : '24h' };
+  }
   return { kind: 'list' };
 }
 
@@ -64,6 +73,13 @@ export function routeHash(route: Route): string {
       if (route.at) params.set('at', route.at);
       const query = params.toString();
       return query ? `#/context?${query}` : '#/context';
+    }
+    case 'health': {
+      const params = new URLSearchParams();
+      if (route.instrument) params.set('instrument', route.instrument);
+      if (route.span !== '24h') params.set('span', route.span);
+      const query = params.toString();
+      return query ? `#/health?${query}` : '#/health';
     }
   }
 }

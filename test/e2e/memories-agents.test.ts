@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page, WebSocketRoute } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLOOD_RECORDS } from '../../src/web/live-hold.js';
-import { buildWebIntoTemp, launchBrowser, repoRoot } from '../support/browser.js';
+import { buildWebIntoTemp, launchBrowser, repoRoot, signInToList } from '../support/browser.js';
 import {
   ADMIN_TOKEN,
   createAgentFixture,
@@ -99,7 +99,7 @@ async function waitLive(p: Page): Promise<void> {
 
 /** Signs in with a #token link and waits for the agent's records and the live subscription. */
 async function signIn(p: Page, token: string, query = ''): Promise<void> {
-  await p.goto(`${base}/${query}#token=${token}`);
+  await signInToList(p, `${base}/${query}#token=${token}`);
   await p.locator('article.record').first().waitFor();
   await waitLive(p);
 }
@@ -135,7 +135,7 @@ describe('who and where', () => {
 
     expect(await p.locator('.topbar .agent-name').textContent()).toBe('alpha-desk');
     expect(await p.title()).toBe('alpha-desk · Memories');
-    expect(p.url()).toBe(`${base}/`);
+    expect(p.url()).toBe(`${base}/#/`);
     await expect.poll(() => shownIds(p)).toEqual(alpha.ids);
     const first = p.locator('article.record').first();
     expect(await first.locator('.record-details').count()).toBe(0);
@@ -183,7 +183,7 @@ describe('who and where', () => {
   it('a shared admin link with ?agent= opens that agent, and the header fits a phone (dark scheme)', async () => {
     const [, p] = await newPage({ width: 390, height: 844 }, 'dark');
     await signIn(p, ADMIN_TOKEN, `?agent=${beta.fx.agentId}`);
-    expect(p.url()).toBe(`${base}/?agent=${beta.fx.agentId}`);
+    expect(p.url()).toBe(`${base}/?agent=${beta.fx.agentId}#/`);
     await expect.poll(() => shownIds(p)).toEqual(beta.ids);
     expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await p.screenshot({ path: path.join(outputDir, 'memories-admin-phone.png') });
@@ -194,10 +194,10 @@ describe('who and where', () => {
     await signIn(p, alpha.fx.operatorToken);
     await p.evaluate(() => Object.assign(window, { __notReloaded: true }));
 
-    await p.goto(`${base}/#token=${beta.fx.operatorToken}`);
+    await signInToList(p, `${base}/#token=${beta.fx.operatorToken}`);
     await expect.poll(() => p.locator('.topbar .agent-name').textContent()).toBe('beta-desk');
     await expect.poll(() => shownIds(p)).toEqual(beta.ids);
-    expect(p.url()).toBe(`${base}/`);
+    expect(p.url()).toBe(`${base}/#/`);
     expect(await p.evaluate((key) => sessionStorage.getItem(key), SESSION_KEY)).toBe(beta.fx.operatorToken);
     expect(await p.evaluate(() => (window as unknown as { __notReloaded?: boolean }).__notReloaded)).toBe(
       true,

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/demo/seed.js';
-import { launchBrowser } from '../support/browser.js';
+import { launchBrowser, signInToList } from '../support/browser.js';
 import {
   createAgentFixture,
   startEmbeddedHarness,
@@ -223,10 +223,10 @@ afterAll(async () => {
 
 describe('Memories tab in a browser', () => {
   it('B1/B6: the #token link signs in, leaves the address bar, lists types with counts and records newest first', async () => {
-    await page.goto(`${base}/#token=${operatorToken}`);
+    await signInToList(page, `${base}/#token=${operatorToken}`);
     await page.locator('article.record').first().waitFor();
 
-    expect(page.url()).toBe(`${base}/`);
+    expect(page.url()).toBe(`${base}/#/`);
     expect(await page.evaluate(() => sessionStorage.getItem('memory-service.operator-token'))).toBe(
       operatorToken,
     );
@@ -399,7 +399,7 @@ describe('Memories tab in a browser', () => {
       ] as const) {
         const [ctx, p] = await newPage(viewport);
         try {
-          await p.goto(`${demoBase}/#token=${seed!.operatorToken}`);
+          await signInToList(p, `${demoBase}/#token=${seed!.operatorToken}`);
           await p.locator('article.record').first().waitFor();
           await expect.poll(() => p.locator('article.record').count()).toBe(seed!.memoryCount);
           const handoff = p.locator('article[data-type="ema_handoff"]').first();

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/demo/seed.js';
-import { buildWebIntoTemp, launchBrowser, repoRoot } from '../support/browser.js';
+import { buildWebIntoTemp, launchBrowser, repoRoot, signInToList } from '../support/browser.js';
 import {
   ADMIN_TOKEN,
   createAgentFixture,
@@ -143,7 +143,7 @@ async function newPage(viewport = { width: 1280, height: 800 }, colorScheme: 'li
 }
 
 async function signIn(p: Page, token: string, query = ''): Promise<void> {
-  await p.goto(`${base}/${query}#token=${token}`);
+  await signInToList(p, `${base}/${query}#token=${token}`);
   await p.locator('article.record').first().waitFor();
 }
 
@@ -257,7 +257,7 @@ describe('B6, B13: every id opens its record', () => {
     await page.waitFor();
     await p.goBack();
     await p.locator('.layout').waitFor();
-    expect(p.url()).toBe(`${base}/`);
+    expect(p.url()).toBe(`${base}/#/`);
     await expect.poll(() => shownIds(p)).toEqual(recentIds.slice(0, 50));
     await expect.poll(() => p.evaluate(() => window.scrollY)).toBe(150);
     await p.goForward();
@@ -461,7 +461,7 @@ describe('docs/memories-tab.md pictures', () => {
       ] as const;
       for (const [scheme, suffix, width, height] of passes) {
         const p = await newPage({ width, height }, scheme);
-        await p.goto(`${demoBase}/#token=${seed.operatorToken}`);
+        await signInToList(p, `${demoBase}/#token=${seed.operatorToken}`);
         await p.locator('article.record').first().waitFor();
         for (const [name, hash, ready] of shots) {
           if (suffix === '-dark' && name !== 'record-page.png') continue;

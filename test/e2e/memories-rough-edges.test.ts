@@ -6,7 +6,7 @@ import { rm } from 'node:fs/promises';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo, type DemoSeed } from '../../src/demo/seed.js';
-import { buildWebIntoTemp, launchBrowser } from '../support/browser.js';
+import { buildWebIntoTemp, launchBrowser, signInToList } from '../support/browser.js';
 import { startEmbeddedHarness, type Harness } from '../support/harness.js';
 
 let h: Harness;
@@ -24,7 +24,7 @@ async function open(viewport = { width: 1280, height: 800 }): Promise<Page> {
   contexts.push(ctx);
   const p = await ctx.newPage();
   p.on('pageerror', (error) => pageErrors.push(error.message));
-  await p.goto(`${base}/#token=${seed.operatorToken}`);
+  await signInToList(p, `${base}/#token=${seed.operatorToken}`);
   await p.locator('article.record').first().waitFor();
   return p;
 }

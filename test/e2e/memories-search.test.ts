@@ -5,7 +5,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWebIntoTemp, launchBrowser } from '../support/browser.js';
+import { buildWebIntoTemp, launchBrowser, signInToList } from '../support/browser.js';
 import {
   createAgentFixture,
   startEmbeddedHarness,
@@ -59,7 +59,7 @@ async function open(token: string, query = ''): Promise<Page> {
   contexts.push(ctx);
   const p = await ctx.newPage();
   p.on('pageerror', (error) => pageErrors.push(error.message));
-  await p.goto(`${base}/${query}#token=${token}`);
+  await signInToList(p, `${base}/${query}#token=${token}`);
   await p.locator('[data-summary]').waitFor();
   return p;
 }

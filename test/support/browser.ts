@@ -6,7 +6,7 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CHROMIUM = '/usr/bin/chromium';
@@ -36,4 +36,15 @@ export async function buildWebIntoTemp(prefix: string): Promise<string> {
     cwd: repoRoot,
   });
   return webRoot;
+}
+
+/**
+ * Opens a `#token=…` sign-in link and then the Memories list. A bare address opens the Health tab while
+ * a producer is LATE or MISSING (issue 26), which depends on the wall clock for scheduled producers:
+ * tests of the list name it (`#/`), replacing the entry so Back still leaves the page.
+ */
+export async function signInToList(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.waitForFunction(() => !window.location.hash.includes('token='));
+  await page.evaluate(() => window.location.replace('#/'));
 }

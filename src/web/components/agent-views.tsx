@@ -1,8 +1,10 @@
-// The views beside the Memories list, chosen by the route (route.ts): a record's page and the Context
-// tab. The list stays mounted underneath (hidden), so its filters, live updates and place survive.
+// The views beside the Memories list, chosen by the route (route.ts): a record's page, the Context
+// tab and the Health tab. The list stays mounted underneath (hidden), so its filters, live updates and place survive.
 import type { GraphQLClient } from '../graphql.js';
+import type { HealthState } from '../hooks/use-health.js';
 import type { RouteControl } from '../hooks/use-route.js';
 import { ContextTab } from './context-tab.js';
+import { HealthTab } from './health-tab.js';
 import { RecordPage } from './record-page.js';
 import type { Who } from './top-bar.js';
 
@@ -12,9 +14,10 @@ interface AgentViewsProps {
   who: Who;
   failed: (error: unknown) => boolean;
   timeZone: string;
+  health: HealthState;
 }
 
-export function AgentViews({ routing, client, who, failed, timeZone }: AgentViewsProps) {
+export function AgentViews({ routing, client, who, failed, timeZone, health }: AgentViewsProps) {
   const { route, navigate } = routing;
   switch (route.kind) {
     case 'list':
@@ -40,6 +43,17 @@ export function AgentViews({ routing, client, who, failed, timeZone }: AgentView
           agent={who.agent}
           failed={failed}
           timeZone={timeZone}
+        />
+      );
+    case 'health':
+      return (
+        <HealthTab
+          route={route}
+          navigate={navigate}
+          client={client}
+          agent={who.agent}
+          health={health}
+          failed={failed}
         />
       );
   }

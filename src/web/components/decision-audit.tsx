@@ -1,14 +1,61 @@
-// T3 on a decision's page: every record it considered, and the trading context of each instrument it
-// targets as Trading saw it at the decision's createdAt (C9) — later research never shows here.
+// T3 on a decision's page: every record it considered, with B10's flags (fresh or stale at the decision
+// and now; not in the decision instrument's context then, and why), and the trading context of each
+// instrument it targets as Trading saw it at the decision's createdAt (C9) — later research never shows here.
 import { formatInstant } from '../format.js';
-import type { RecordPageResult } from '../page-queries.js';
+import { useNow } from '../hooks/use-now.js';
+import type { ConsideredEntry, RecordPageResult } from '../page-queries.js';
 import type { Memory } from '../queries.js';
+import { notInContextText } from '../health.js';
+import { freshnessAt } from '../records.js';
 import { ContextView } from './context-view.js';
 import { MemoryLink } from './memory-link.js';
 
 type Audit = NonNullable<RecordPageResult['decisionAudit']>;
 
-function Considered({ record, linkTypes }: { record: Memory; linkTypes: string[] }) {
+/** "STALE now" follows the clock while the page is open. */
+const TICK_MS = 30_000;
+
+/** B10: fresh or stale when the decision was written and now, and whether Trading had it in context then. */
+function AuditFlags({
+  record,
+  entry,
+  now,
+}: {
+  record: Memory;
+  entry: ConsideredEntry | undefined;
+  now: number;
+}) {
+  if (!entry) return null;
+  const current = freshnessAt(record, now);
+  const then = entry.freshnessAtDecision;
+  return (
+    <span
+      class="audit-flags"
+      data-at-decision={then}
+      data-now={current}
+      data-in-context={String(entry.inContextAtDecision)}
+    >
+      <span class={`badge badge-${then.toLowerCase()}`}>{`${then} at decision`}</span>
+      <span class={`badge badge-${current.toLowerCase()}`}>{`${current} now`}</span>
+      {entry.inContextAtDecision ? (
+        <span class="badge badge-fresh">in context</span>
+      ) : (
+        <span class="badge badge-stale" data-reason={entry.notInContextReason ?? ''}>
+          {notInContextText(entry.notInContextReason)}
+        </span>
+      )}
+    </span>
+  );
+}
+
+interface ConsideredProps {
+  record: Memory;
+  linkTypes: string[];
+  entry: ConsideredEntry | undefined;
+  now: number;
+}
+
+function Considered({ record, linkTypes, entry, now }: ConsideredProps) {
   return (
     <li class="rel" data-memory-id={record.id}>
       <span class="rel-type">{linkTypes.join(', ')}</span>
@@ -17,12 +64,15 @@ function Considered({ record, linkTypes }: { record: Memory; linkTypes: string[]
         {formatInstant(record.createdAt)}
       </time>
       <MemoryLink id={record.id} />
+      <AuditFlags record={record} entry={entry} now={now} />
       <p class="rel-preview">{record.content}</p>
     </li>
   );
 }
 
 export function DecisionAudit({ decision, audit }: { decision: Memory; audit: Audit }) {
+  const now = useNow(TICK_MS);
+  const entries = new Map(audit.considered.map((entry) => [entry.memoryId, entry]));
   const linkTypesOf = (id: string) =>
     decision.links.filter((link) => link.targetMemoryId === id).map((link) => link.linkType);
   return (
@@ -39,7 +89,13 @@ export function DecisionAudit({ decision, audit }: { decision: Memory; audit: Au
       {audit.linked.length ? (
         <ul class="rel-list" data-part="considered">
           {audit.linked.map((record) => (
-            <Considered key={record.id} record={record} linkTypes={linkTypesOf(record.id)} />
+            <Considered
+              key={record.id}
+              record={record}
+              linkTypes={linkTypesOf(record.id)}
+              entry={entries.get(record.id)}
+              now={now}
+            />
           ))}
         </ul>
       ) : (

@@ -1,13 +1,16 @@
 // One agent's records: filters on the left, records on the right, kept live over graphql-ws (B1–B6);
-// a record's page and the Context tab take their place when the route names them.
-import { useMemo, useState } from 'preact/hooks';
+// a record's page, the Context tab and the Health tab take their place when the route names them.
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { browserTimeZone, describeFilter, windowIsOpen } from '../filters.js';
 import type { GraphQLClient } from '../graphql.js';
 import { useBrowseFilter } from '../hooks/use-browse-filter.js';
 import { useAgentList } from '../hooks/use-agent-list.js';
 import { useNow } from '../hooks/use-now.js';
 import { useFilterOptions } from '../hooks/use-filter-options.js';
-import { useViewRoute } from '../hooks/use-route.js';
+import { useHealth, type HealthState } from '../hooks/use-health.js';
+import { defaultTab } from '../health.js';
+import { isRouteHash } from '../route.js';
+import { useViewRoute, type RouteControl } from '../hooks/use-route.js';
 import { totalOf } from '../hooks/use-type-counts.js';
 import { AgentViews } from './agent-views.js';
 import { ExportMenu } from './export-menu.js';
@@ -29,6 +32,24 @@ interface MemoriesPageProps {
   onSignOut: () => void;
 }
 
+/** A bare address (no view named) opens the Health tab while a producer is LATE or MISSING, once. */
+function useOpeningTab(health: HealthState, routing: RouteControl): HealthState {
+  const opening = useRef<boolean | null>(isRouteHash(window.location.hash));
+  useEffect(() => {
+    if (opening.current === null || !health.data) return;
+    // Named at opening, or since (a link followed, a view chosen): the address wins.
+    const choice = defaultTab(
+      opening.current || isRouteHash(window.location.hash),
+      health.data.producerHealth.map((row) => row.status),
+    );
+    opening.current = null;
+    if (choice === 'health' && routing.route.kind === 'list') {
+      routing.navigate({ kind: 'health', instrument: null, span: '24h' }, 'replace');
+    }
+  }, [health.data]);
+  return health;
+}
+
 export function MemoriesPage({ token, client, failed, who, onSignOut }: MemoriesPageProps) {
   const agentId = who.agent.id;
   const timeZone = useMemo(browserTimeZone, []);
@@ -48,9 +69,10 @@ export function MemoriesPage({ token, client, failed, who, onSignOut }: Memories
   const options = useFilterOptions(client, agentId, failed);
   const summary = describeFilter(filter, (id) => options.producers.find((p) => p.id === id)?.name ?? null);
   const { list } = memories;
-  // The record page and the Context tab show instead of the list, which stays mounted (agent-views.tsx).
+  // The other views show instead of the list, which stays mounted (agent-views.tsx).
   const routing = useViewRoute();
   const onList = routing.route.kind === 'list';
+  const health = useOpeningTab(useHealth({ token, client, agentId, timeZone, failed }), routing);
   // The other views name the browser tab themselves.
   useViewTitle(onList ? `${who.agent.name} · Memories` : null);
 
@@ -58,7 +80,7 @@ export function MemoriesPage({ token, client, failed, who, onSignOut }: Memories
     <div class="app">
       <TopBar
         who={who}
-        tabs={<ViewTabs route={routing.route} />}
+        tabs={<ViewTabs route={routing.route} badge={health.badge} />}
         live={{ status: live.status, onRetryNow: live.retryNow }}
         timeZone={timeZone}
         onSignOut={onSignOut}
@@ -97,7 +119,14 @@ export function MemoriesPage({ token, client, failed, who, onSignOut }: Memories
           />
         </main>
       </div>
-      <AgentViews routing={routing} client={client} who={who} failed={failed} timeZone={timeZone} />
+      <AgentViews
+        routing={routing}
+        client={client}
+        who={who}
+        failed={failed}
+        timeZone={timeZone}
+        health={health}
+      />
     </div>
   );
 }

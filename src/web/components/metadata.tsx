@@ -58,7 +58,7 @@ function NotGiven() {
  * A table wider than its card scrolls sideways: then it is a focusable region (keyboard users can scroll
  * it), edge shadows show where columns are hidden (app.css), and a line says so.
  */
-function ScrollRegion({ label, children }: { label: string; children: ComponentChildren }) {
+export function ScrollRegion({ label, children }: { label: string; children: ComponentChildren }) {
   const ref = useRef<HTMLDivElement>(null);
   const [overflowing, setOverflowing] = useState(false);
   useEffect(() => {

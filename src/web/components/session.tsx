@@ -71,7 +71,13 @@ export function Session({ token, onSignOut, onAuthFailure }: SessionProps) {
   if (!agent) {
     return (
       <Shell onSignOut={onSignOut}>
-        <AgentPicker agents={viewer.agents} unknownId={address.agentId} onChoose={address.choose} />
+        <AgentPicker
+          agents={viewer.agents}
+          unknownId={address.agentId}
+          onChoose={address.choose}
+          client={client}
+          failed={failed}
+        />
       </Shell>
     );
   }
