@@ -10,7 +10,7 @@ const LAYERS = [
   ['service', 'auth', 'realtime', 'log-policy'],
   ['schema', 'http', 'demo', 'mcp'],
   ['server'],
-  ['main', 'memory-mcp', 'config', 'data-dir-lock'],
+  ['main', 'memory-mcp', 'config', 'data-dir-lock', 'instrument-sync-config'],
 ];
 
 const FOLDERS = new Set(['domain', 'store', 'service', 'auth', 'realtime', 'schema', 'http', 'demo', 'mcp']);

@@ -1,4 +1,4 @@
-// The browse dataset in an embedded PGlite data folder (issue 14 item 6): the same statements as
+// The browse dataset in an embedded PGlite data folder: the same statements as
 // bench:data (browse-data.ts), run in this process on a PGlite instance opened by the service's own
 // openDatabase and migrated by its migrations, then closed before the service starts on the folder
 // (S5: one process per folder; the bench holds the service's lock while it loads).

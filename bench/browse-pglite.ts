@@ -1,4 +1,4 @@
-// browse / types on the embedded database (issue 14 item 6): the service on PGlite (DATA_DIR, its
+// browse / types on the embedded database: the service on PGlite (DATA_DIR, its
 // database inside its own process) against the same service on PostgreSQL, in the same run, on the
 // same rows (browse-pglite-data.ts), asked the browse bench's documents (browse-sides.ts) by its
 // load generator in alternating rounds (browse.ts). PostGraphile and the raw-pg floor need a

@@ -512,7 +512,7 @@ export async function runContextBench(options: { databaseUrl: string }): Promise
   });
   const baselinePool = new pg.Pool({ connectionString: url, max: 1 });
 
-  // What one answer weighs and where its time goes (item 5 of issue 14): the response's bytes, and
+  // What one answer weighs and where its time goes: the response's bytes, and
   // how long the service held a database connection (its statements: network, PostgreSQL, the
   // driver's row parsing) against the rest (Node: GraphQL, the decision, serialising).
   const weight = { graphqlBytes: 0, sqlBytes: 0, heldMs: 0, totalMs: 0, answers: 0 };

@@ -1,4 +1,4 @@
-// write on the embedded database (issue 14 item 6): the write bench's load (16 clients in a closed
+// write on the embedded database: the write bench's load (16 clients in a closed
 // loop, each sending createMemory with 2 targets and 2 links, write.ts) against the service on
 // PGlite (a fresh DATA_DIR) and the same service on PostgreSQL (a fresh database), in the same run,
 // in alternating rounds (medians). CPU per write is each service process's; PGlite's database runs

@@ -59,7 +59,7 @@ const SECRET_SETTINGS = new Set(['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN']);
 const unsetWhenEmpty = (value: unknown) => (value === '' ? undefined : value);
 
 /** S12: decimal digits only, in range; `abc`, `-1`, `1e3` or `Infinity` never reach a limit. */
-function integerSetting(min: number, max: number, fallback: number) {
+export function integerSetting(min: number, max: number, fallback: number) {
   const accepts = `an integer from ${min} to ${max} (default ${fallback})`;
   return z.preprocess(
     unsetWhenEmpty,
@@ -78,7 +78,7 @@ const switchValue = (fallback: string) =>
 const switchSetting = (fallback: boolean) =>
   z.preprocess(unsetWhenEmpty, switchValue(fallback ? '1' : '0').default(fallback));
 
-const textSetting = <T extends z.ZodType<string | undefined>>(schema: T) =>
+export const textSetting = <T extends z.ZodType<string | undefined>>(schema: T) =>
   z.preprocess(unsetWhenEmpty, schema);
 
 const databaseShape = {
@@ -190,7 +190,7 @@ function parsedBy<T>(parse: (text: string) => T | null, form: string) {
 const boundValue = (value: string) => (value.length > 100 ? `${value.slice(0, 100)}…` : value);
 
 /** One line per refused variable: `NAME="value": expected …` (secrets named, never echoed). */
-function parseSettings<T extends z.ZodType>(
+export function parseSettings<T extends z.ZodType>(
   schema: T,
   merged: Record<string, string | undefined>,
 ): z.output<T> {
@@ -208,7 +208,7 @@ function parseSettings<T extends z.ZodType>(
   throw new ConfigError([...lines.values()].join('\n'));
 }
 
-function readSettings(env: NodeJS.ProcessEnv, cwd: string): Record<string, string | undefined> {
+export function readSettings(env: NodeJS.ProcessEnv, cwd: string): Record<string, string | undefined> {
   // The environment wins over `.env`.
   return { ...parseDotEnv(path.join(cwd, '.env')), ...env };
 }

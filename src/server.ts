@@ -3,12 +3,13 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
-import { describeAuthFailure, MISSING, TokenIdentities } from './auth/caller.js';
+import { MISSING, TokenIdentities } from './auth/caller.js';
 import { schema } from './schema/index.js';
 import type { GraphQLContext } from './schema/context.js';
 import { boundedMasking, maskErrors, requestError } from './schema/errors.js';
 import type { Database } from './store/db.js';
 import type { MemoryEvents } from './realtime/events.js';
+import { AgentFeeds } from './realtime/agent-feed.js';
 import { SharedLoads } from './realtime/shared-loads.js';
 import { TokenSessions } from './realtime/sessions.js';
 import { Fanout } from './realtime/shared-subscribe.js';
@@ -65,6 +66,9 @@ export interface Server {
   listen(port: number, host: string): Promise<AddressInfo>;
   /** Stops accepting, finishes in-flight requests, closes WebSockets with 1001. */
   close(): Promise<void>;
+  /** memoryAdded's open feeds and fan-out groups (whether anything of a subscription is left). */
+  readonly feeds: AgentFeeds;
+  readonly fanout: Fanout;
 }
 /** An HTTP request (the gate resolved its caller) or a socket operation (resolved in onSubscribe). */
 type InitialContext = { request?: Request } & Partial<SocketOperationContext>;
@@ -81,6 +85,8 @@ interface YogaParts {
   corsOrigins: string[];
   maskError: ReturnType<typeof maskErrors>;
   fanout: Fanout;
+  /** memoryAdded's feeds, one per agent with subscribers, over this server's event bus. */
+  feeds: AgentFeeds;
   budget: ReadBudget;
 }
 
@@ -104,8 +110,9 @@ function contextFactory(deps: ServerDeps, parts: YogaParts) {
       endRequest: () => answered.abort(),
       mcpListCall: initial.request?.headers.get(MCP_LIST_CALL_HEADER) === '1',
       caller: resolution.caller,
-      authFailure: describeAuthFailure(resolution.failure),
+      authFailure: resolution.failure,
       events: deps.events,
+      feeds: parts.feeds,
       sharedLoads,
       sessions: parts.sessions,
       metrics: parts.metrics,
@@ -233,6 +240,7 @@ export function createServer(deps: ServerDeps): Server {
     corsOrigins: deps.corsOrigins ?? [],
     maskError,
     budget,
+    feeds: new AgentFeeds(deps.db, deps.events),
     fanout: new Fanout({
       maskError: (error) => maskError(error, 'Unexpected error.'),
       scopeOf: (args) => {
@@ -262,6 +270,8 @@ export function createServer(deps: ServerDeps): Server {
   return {
     yoga,
     httpServer,
+    feeds: parts.feeds,
+    fanout: parts.fanout,
     listen: (port, host) =>
       new Promise((resolve, reject) => {
         httpServer.once('error', reject);

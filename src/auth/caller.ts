@@ -3,7 +3,7 @@
 // is (TokenIdentities, `unverified`).
 import type { Database } from '../store/db.js';
 import type { RunIdentity } from '../domain/types.js';
-import { InactiveTokenError } from '../domain/errors.js';
+import { InactiveTokenError, UnauthenticatedError } from '../domain/errors.js';
 import {
   findOperatorByTokenHash,
   findRunByTokenHash,
@@ -52,6 +52,11 @@ export type CallerResolution = { caller: Caller; failure: null } | { caller: nul
 export const MISSING: CallerResolution = { caller: null, failure: { reason: 'missing' } };
 const UNKNOWN: CallerResolution = { caller: null, failure: { reason: 'unknown' } };
 
+/** The refusal of a request without a caller, saying why; a token that stopped working is `ended` (S6). */
+export function authFailureError(failure: AuthFailure | null): UnauthenticatedError {
+  return new UnauthenticatedError(describeAuthFailure(failure), failure?.reason === 'inactive');
+}
+
 export function describeAuthFailure(failure: AuthFailure | null): string | null {
   if (!failure || failure.reason === 'missing') return null;
   return failure.reason === 'unknown' ? 'unknown token' : failure.detail;
@@ -61,7 +66,7 @@ export function describeAuthFailure(failure: AuthFailure | null): string | null 
 export const MAX_REMEMBERED_TOKENS = 10_000;
 
 /**
- * Run and operator token identities already read (issue 14: a write or a read in one round trip).
+ * Run and operator token identities already read (S14: a write or a read in one round trip).
  * An identity — agent, producer, kind, schedule, evidence boundary; an operator token's id — never
  * changes; whether the token still authenticates does, so that is never remembered: the caller
  * comes back `unverified`. Oldest first out when full.
@@ -135,7 +140,7 @@ function livenessOf(caller: Caller): TokenLiveness | null {
 }
 
 /**
- * A read in one round trip for an `unverified` caller (issue 14 item 2): `read` folds the liveness
+ * A read in one round trip for an `unverified` caller (S14): `read` folds the liveness
  * check into its statement (store/tokens.ts livenessCondition), so a token that stopped
  * authenticating reads nothing. Only when nothing came back is it asked why — an empty answer or a
  * dead token — with one more statement; a dead token throws InactiveTokenError (S6, W9), which the
@@ -152,7 +157,10 @@ export async function readLive<T>(
   if (liveness && isEmpty(answer)) {
     const checked = await requireLive(db, caller);
     if (!checked.caller)
-      throw new InactiveTokenError(describeAuthFailure(checked.failure) ?? 'unknown token');
+      throw new InactiveTokenError(
+        describeAuthFailure(checked.failure) ?? 'unknown token',
+        checked.failure.reason === 'inactive',
+      );
   }
   return answer;
 }

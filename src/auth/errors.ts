@@ -1,15 +1,16 @@
 // Typed failures as GraphQL errors, for the places that answer before or outside execution (the
 // auth gate, the WebSocket, error masking). Resolvers throw the domain classes themselves.
 import { GraphQLError } from 'graphql';
-import { ServiceError, UnauthenticatedError } from '../domain/errors.js';
+import type { ServiceError } from '../domain/errors.js';
+import { authFailureError, type AuthFailure } from './caller.js';
 
 /** A ServiceError as GraphQL shows it: its message, its code and details in `extensions` (W5: nothing else). */
 export function toGraphQLError(error: ServiceError, path?: readonly (string | number)[]): GraphQLError {
   return new GraphQLError(error.message, { path, extensions: error.extensions() });
 }
 
-export function unauthenticated(reason?: string | null): GraphQLError {
-  return toGraphQLError(new UnauthenticatedError(reason));
+export function unauthenticated(failure: AuthFailure | null = null): GraphQLError {
+  return toGraphQLError(authFailureError(failure));
 }
 
 /** A server fault as callers see it: generic, leaking nothing (W5); the cause is logged, never sent.

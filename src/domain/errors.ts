@@ -29,12 +29,25 @@ export abstract class ServiceError extends Error {
   }
 }
 
-/** No caller: no token, an unknown token, or one that stopped authenticating (W9, S6). */
+/**
+ * GraphQL `extensions.reason` of an UNAUTHENTICATED answer to a real token that stopped
+ * authenticating (revoked, or its run finished: S6): a client tells an ended session from a wrong
+ * token by this, never by the message.
+ */
+export const TOKEN_ENDED = 'TOKEN_ENDED';
+
+/** No caller: no token, an unknown token, or one that stopped authenticating (`ended`: W9, S6). */
 export class UnauthenticatedError extends ServiceError {
   readonly code = 'UNAUTHENTICATED';
   override readonly httpStatus = 401;
-  constructor(reason?: string | null) {
+  constructor(
+    reason?: string | null,
+    readonly ended = false,
+  ) {
     super(reason ? `Not authenticated: ${reason}` : 'Not authenticated: send Authorization: Bearer <token>');
+  }
+  override extensions(): Record<string, unknown> {
+    return this.ended ? { ...super.extensions(), reason: TOKEN_ENDED } : super.extensions();
   }
 }
 
@@ -46,9 +59,16 @@ export class InactiveTokenError extends ServiceError {
   readonly code = 'UNAUTHENTICATED';
   /** What the refusal says after "Not authenticated: " (the gate's words, L4). */
   readonly detail: string;
-  constructor(detail: string) {
+  constructor(
+    detail: string,
+    /** False when the token is no longer known at all: answered as an unknown token is (S14). */
+    readonly ended = true,
+  ) {
     super(`Not authenticated: ${detail}`);
     this.detail = detail;
+  }
+  override extensions(): Record<string, unknown> {
+    return this.ended ? { ...super.extensions(), reason: TOKEN_ENDED } : super.extensions();
   }
 }
 
@@ -115,18 +135,33 @@ export class InvalidMemoryLinkError extends MemoryWriteError {
   }
 }
 
+/** A message names at most ten instruments (the structured `selected` has them all). */
+function listed(ids: readonly string[]): string {
+  if (!ids.length) return 'none selected';
+  return ids.length > 10 ? `${ids.slice(0, 10).join(', ')}, … (${ids.length} in all)` : ids.join(', ');
+}
+
 export class InvalidMemoryTargetError extends MemoryWriteError {
   readonly code = 'invalid_memory_target';
   constructor(
     readonly instrumentIndex: number,
-    instrument: string,
+    readonly instrument: string,
+    /** M11: the active instruments the agent selects — what a write's target could have been (null: an import). */
+    readonly selected: readonly string[] | null = null,
   ) {
     super(
-      `instruments[${instrumentIndex}] ${quoteInput(instrument)} is not an active instrument selected by this agent; use the exact canonical name (e.g. "ETH")`,
+      `instruments[${instrumentIndex}] ${quoteInput(instrument)} is not an active instrument selected by this agent; use the venue's exact name (case-sensitive)${selected ? `, one of: ${listed(selected)}` : ''}`,
     );
   }
+  /** The same refusal, naming what the agent selects. */
+  withSelected(selected: readonly string[]): InvalidMemoryTargetError {
+    return new InvalidMemoryTargetError(this.instrumentIndex, this.instrument, selected);
+  }
   override details() {
-    return { instrumentIndex: this.instrumentIndex };
+    return {
+      instrumentIndex: this.instrumentIndex,
+      ...(this.selected ? { selected: [...this.selected] } : {}),
+    };
   }
 }
 

@@ -1,4 +1,4 @@
-// The fields of a browse filter one by one (B2, issue 12 item 4): each checked, normalised (lists
+// The fields of a browse filter one by one (B2): each checked, normalised (lists
 // deduplicated and sorted, so equal filters resolve equally) or refused naming its field.
 import { InputError } from './errors.js';
 import type { Freshness } from './expiry.js';

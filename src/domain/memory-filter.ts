@@ -1,4 +1,4 @@
-// The operator browser's filter (B2, B3, B5, issue 12 item 4) and page cursors (B4), as pure
+// The operator browser's filter (B2, B3, B5, B11) and page cursors (B4), as pure
 // rules: a filter resolved once at `now`, the live-update predicate (L1), and cursors that pin the
 // list they came from.
 import { createHash } from 'node:crypto';

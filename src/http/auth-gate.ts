@@ -4,7 +4,6 @@
 import { GraphQLError, Kind, parse, type DocumentNode, type SelectionSetNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import {
-  describeAuthFailure,
   resolveCaller,
   resolveCallerDeferringLiveness,
   type CallerResolution,
@@ -42,11 +41,11 @@ export function createAuthGate(deps: {
   logger: Logger;
   /** Paths where every request, whatever its method or size, needs a token (no anonymous introspection). */
   tokenOnlyPaths?: readonly string[];
-  /** Token identities this process has read: a write or a read of a known token needs no lookup (issue 14). */
+  /** Token identities this process has read: a write or a read of a known token needs no lookup(S14). */
   identities: TokenIdentities;
 }): AuthGate {
   const resolutions = new WeakMap<Request, CallerResolution>();
-  const refuse = (resolution: CallerResolution) => unauthenticated(describeAuthFailure(resolution.failure));
+  const refuse = (resolution: CallerResolution) => unauthenticated(resolution.failure);
 
   const plugin: Plugin = {
     async onRequest({ request, url, endResponse, fetchAPI }) {

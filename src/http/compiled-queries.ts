@@ -1,4 +1,4 @@
-// Issue 14 item 3: queries a process sees again are compiled (graphql-jit) into one function per
+// G1: queries a process sees again are compiled (graphql-jit) into one function per
 // document — no per-field executor work, which was most of a browse page's Node CPU. Variables are
 // checked by graphql-js first. S9: a document is executed once — a compiled run's answer stands,
 // errors included, when each error was thrown by a resolver: the service's masking

@@ -1,10 +1,10 @@
-// A remembered token's request whose liveness the gate did not read (TokenIdentities, issue 14: a
+// A remembered token's request whose liveness the gate did not read (TokenIdentities, S14: a
 // write or a read in one round trip). A document goes on unchecked only when every root field
 // checks the token in its own statement — createMemory's insert (W9), the folded reads (readLive);
 // any other document has the token checked before it runs (S6, L4).
 import { getOperationAST, Kind, type ExecutionArgs, type ExecutionResult, type GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { describeAuthFailure, isUnverified, requireLive, type CallerResolution } from '../auth/caller.js';
+import { isUnverified, requireLive, type CallerResolution } from '../auth/caller.js';
 import type { GraphQLContext } from '../schema/context.js';
 import type { Database } from '../store/db.js';
 
@@ -59,7 +59,7 @@ export function livenessHooks(
     const resolution = await requireLive(db, caller);
     if (context.request) resolutions.set(context.request, resolution);
     context.caller = resolution.caller;
-    context.authFailure = describeAuthFailure(resolution.failure);
+    context.authFailure = resolution.failure;
     if (!resolution.caller) stop({ errors: [refuse(resolution)] });
   };
   return {

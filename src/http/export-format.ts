@@ -1,4 +1,4 @@
-// The export's two formats (issue 12 item 8): NDJSON lines of the REST record view, and CSV rows of
+// The export's two formats (B12): NDJSON lines of the REST record view, and CSV rows of
 // the columns below. Both read a record through toMemoryView, so a field means the same everywhere.
 import type { MemoryRecord } from '../store/memory-record.js';
 import { toMemoryView } from '../store/memory-view.js';

@@ -1,4 +1,4 @@
-// GET /api/v1/export (issue 12 item 8): the caller's filtered view as NDJSON or CSV, newest first,
+// GET /api/v1/export (B12): the caller's filtered view as NDJSON or CSV, newest first,
 // streamed one page at a time as the client reads (backpressure), whatever its size. Everything that
 // can be refused (401, 403, 400) or fail cleanly (500) is decided before the first byte of the body.
 // S10: revoking the token or finishing its run, on any instance, cuts the export within a second.
@@ -6,7 +6,6 @@ import { ServerResponse } from 'node:http';
 import { agentForRead } from '../auth/access.js';
 import { resolveCaller, type Caller } from '../auth/caller.js';
 import { bearerToken } from '../auth/tokens.js';
-import { ForbiddenError, InputError, RateLimitedError, ReadCancelledError } from '../domain/errors.js';
 import { resolveFilter } from '../domain/memory-filter.js';
 import { logError } from '../log-policy.js';
 import { requestLogContext, type Logger } from '../logger.js';
@@ -21,7 +20,12 @@ import { FORMATS, type ExportFormat } from './export-format.js';
 import { inParameterWords, parameterOfField, parseExportQuery } from './export-query.js';
 import { json } from './json.js';
 import { noteCaller } from './request-log.js';
-import { costRefusal, unauthenticatedResponse } from './rest-memories.js';
+import {
+  internalErrorResponse,
+  restRefusal,
+  unauthenticatedResponse,
+  type FieldWording,
+} from './rest-errors.js';
 
 export const EXPORT_PATH = '/api/v1/export';
 
@@ -120,17 +124,10 @@ export async function exportMemories(
       },
     });
   } catch (error) {
-    const cost = costRefusal(error, deps.metrics);
-    if (cost) return answer(error instanceof RateLimitedError ? 'too_many' : 'timeout', cost);
-    if (error instanceof ReadCancelledError) return answer('cancelled', json(499, { error: 'cancelled' }));
-    if (error instanceof ForbiddenError) {
-      return answer('forbidden', json(403, { error: error.message, code: 'forbidden' }));
-    }
-    if (error instanceof InputError) {
-      return answer('validation_error', invalid(parameterOfField(error.field), error.message));
-    }
+    const refusal = restRefusal(error, deps.metrics, EXPORT_WORDING);
+    if (refusal) return answer(REFUSAL_OUTCOME[refusal.status] ?? 'internal_error', refusal);
     logError(deps.logger, error, 'export'); // e.g. the database did not answer: nothing sent yet
-    return answer('internal_error', json(500, { error: 'internal error', code: 'internal_error' }));
+    return answer('internal_error', internalErrorResponse());
   }
 }
 
@@ -162,6 +159,19 @@ async function refusalAsOnANewRequest(deps: ExportDeps, request: Request): Promi
   const { failure } = await resolveCaller(deps.db, token, deps.adminToken);
   return unauthenticatedResponse(failure);
 }
+
+/** The export's inputs are query parameters: a failure names the parameter, in its spelling. */
+const EXPORT_WORDING: FieldWording = { field: parameterOfField, message: inParameterWords };
+
+/** The export's outcome label (memory_exports_total) of each refusal status rest-errors.ts answers. */
+const REFUSAL_OUTCOME: Record<number, Outcome> = {
+  400: 'validation_error',
+  401: 'unauthenticated',
+  403: 'forbidden',
+  429: 'too_many',
+  499: 'cancelled',
+  503: 'timeout',
+};
 
 function invalid(field: string, message: string): Response {
   return json(400, { error: inParameterWords(message), code: 'validation_error', field });

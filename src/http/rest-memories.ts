@@ -1,17 +1,10 @@
-// The REST mirror's body (snake_case) and its status mapping of the typed write errors.
-import { describeAuthFailure, type AuthFailure } from '../auth/caller.js';
+// The REST mirror's body (snake_case); its failures are answered by rest-errors.ts.
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { MemoryWrite } from '../service/write-memory.js';
-import {
-  MemoryWriteError,
-  QueryTimeoutError,
-  RateLimitedError,
-  RunNotRunningError,
-} from '../domain/errors.js';
+import { checkArgumentKeys, type ArgumentShape } from '../domain/argument-keys.js';
 import { isUuid } from '../domain/uuid.js';
-import { prismaQueryTimeout } from '../store/errors.js';
-import { json } from './json.js';
+import { internalErrorResponse, restRefusal } from './rest-errors.js';
 
 type Parsed = { ok: true; input: MemoryWrite } | { ok: false; field: string; message: string };
 
@@ -21,11 +14,20 @@ function fail(field: string, message: string): Parsed {
 
 const isStringOrNull = (v: unknown) => v === undefined || v === null || typeof v === 'string';
 
-/** Request shape only (types, UUID syntax); the domain rules run in the shared service function. */
+/** M10: the body's keys (the write_memory tool's arguments are the same). */
+const WRITE_BODY: ArgumentShape = {
+  keys: ['type', 'scope', 'instruments', 'content', 'metadata', 'timeframe', 'links', 'idempotency_key'],
+  required: ['type', 'scope', 'content'],
+  nested: { links: { keys: ['target_memory_id', 'link_type'], required: ['target_memory_id', 'link_type'] } },
+};
+
+/** Request shape only (keys, types, UUID syntax); the domain rules run in the shared service function. */
 export function parseRestMemoryBody(body: unknown): Parsed {
   if (!body || typeof body !== 'object' || Array.isArray(body))
     return fail('body', 'the body must be a JSON object');
   const b = body as Record<string, unknown>;
+  const keyProblem = checkArgumentKeys(b, WRITE_BODY);
+  if (keyProblem) return fail(keyProblem.field, keyProblem.message);
   if (typeof b.type !== 'string') return fail('type', 'type must be a string');
   if (b.scope !== 'AGENT' && b.scope !== 'INSTRUMENTS')
     return fail('scope', 'scope must be "AGENT" or "INSTRUMENTS"');
@@ -66,57 +68,10 @@ export function parseRestMemoryBody(body: unknown): Parsed {
   };
 }
 
-/** The body's own spelling of a write field: `idempotencyKey` ⇒ `idempotency_key`, `links[0].linkType` ⇒ `links[0].link_type`. */
-function bodyField(field: string): string {
-  return field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-}
-
-const WRITE_ERROR_STATUS: Record<string, number> = { validation_error: 400, idempotency_conflict: 409 };
-
-/** A typed write failure as the REST body (and the MCP tool error) shows it: `error`, `code`, snake_case details. */
-export function writeErrorBody(error: MemoryWriteError): Record<string, unknown> {
-  const body: Record<string, unknown> = { error: error.message, code: error.code };
-  for (const [key, value] of Object.entries(error.details())) {
-    body[bodyField(key)] = key === 'field' && typeof value === 'string' ? bodyField(value) : value;
-  }
-  return body;
-}
-
-/** 401 as the plain-HTTP routes answer it: GraphQL's reason, the REST code. */
-export function unauthenticatedResponse(failure: AuthFailure | null): Response {
-  const reason = describeAuthFailure(failure);
-  return json(401, {
-    error: reason ? `not authenticated: ${reason}` : 'not authenticated',
-    code: 'unauthenticated',
-  });
-}
-
-/** Typed errors ⇒ the contract's statuses; anything else is a generic 500 that leaks nothing (W5). */
+/** Typed errors ⇒ the contract's statuses (rest-errors.ts); anything else is a generic 500 that leaks nothing (W5). */
 export function restErrorResponse(error: unknown, logger: Logger, metrics?: Metrics): Response {
-  if (error instanceof MemoryWriteError) {
-    return json(WRITE_ERROR_STATUS[error.code] ?? 422, writeErrorBody(error));
-  }
-  // W9: the run finished while the write was on its way: said as the token check says it (L4).
-  if (error instanceof RunNotRunningError)
-    return unauthenticatedResponse({ reason: 'inactive', detail: error.detail });
-  const cost = costRefusal(error, metrics);
-  if (cost) return cost;
+  const refusal = restRefusal(error, metrics);
+  if (refusal) return refusal;
   logger.error({ err: error }, 'memory write failed');
-  return json(500, { error: 'internal error', code: 'internal_error' });
-}
-
-/** S7, S8 on REST: a statement past its bound is 503 `query_timeout`, a token over its share 429 `rate_limited`. */
-export function costRefusal(thrown: unknown, metrics?: Metrics): Response | null {
-  const error = prismaQueryTimeout(thrown) ?? thrown;
-  if (error instanceof QueryTimeoutError) {
-    metrics?.readsRefused.inc({ reason: 'query_timeout' });
-    return json(503, { error: error.message, code: 'query_timeout' });
-  }
-  if (error instanceof RateLimitedError) {
-    metrics?.readsRefused.inc({ reason: 'rate_limited' });
-    const response = json(429, { error: error.message, code: 'rate_limited' });
-    response.headers.set('retry-after', String(error.retryAfterSeconds));
-    return response;
-  }
-  return null;
+  return internalErrorResponse();
 }

@@ -48,6 +48,11 @@ export const getProducerHealth: Tool = {
   output,
   // The shared failure union alone is ~380 characters of schema: the listing keeps to 700 without it.
   listsOutput: false,
+  summary: (value) => {
+    const producers = (value as z.infer<typeof output>).producers;
+    const unwell = producers.filter((p) => p.status === 'LATE' || p.status === 'MISSING');
+    return `${producers.length} producers; ${unwell.length ? unwell.map((p) => `${p.name} ${p.status}`).join(', ') : 'none late or missing'}.`;
+  },
   async run(args: Record<string, unknown>, service: ServiceExecutor) {
     const { window } = input.parse(args);
     const data = await service.graphql<{ producerHealth: HealthRow[] }>(

@@ -11,7 +11,8 @@ import {
 import type { z } from 'zod';
 import { ServiceAnswerError, type ServiceExecutor } from './executor.js';
 import { adviceFor, DESCRIPTIONS, SERVER_INSTRUCTIONS } from './protocol.js';
-import { inputSchemaOf, outputSchemaOf, type ToolFailure } from './shapes.js';
+import { checkArgumentKeys } from '../domain/argument-keys.js';
+import { argumentShapeOf, inputSchemaOf, outputSchemaOf, type ToolFailure } from './shapes.js';
 import { audienceOf, toolsFor, TOOLS, type Audience, type Tool } from './tools.js';
 
 const MCP_SERVER_INFO = { name: 'memory-service', version: '0.1.0' };
@@ -48,16 +49,13 @@ const LISTED = new Map<string, ListedTool>(
       ...(tool.listsOutput === false
         ? {}
         : { outputSchema: outputSchemaOf(tool.output) as ListedTool['outputSchema'] }),
-      annotations: {
-        title: tool.title,
-        readOnlyHint: tool.readOnly,
-        destructiveHint: false,
-        idempotentHint: tool.readOnly,
-        openWorldHint: false,
-      },
+      // M9: only what differs from the defaults (a read destroys nothing; a write only adds).
+      annotations: tool.readOnly ? { readOnlyHint: true } : { destructiveHint: false },
     },
   ]),
 );
+
+const ARGUMENT_SHAPES = new Map(TOOLS.map((tool) => [tool.name, argumentShapeOf(tool.input)]));
 
 export function createMcpServer(service: ServiceExecutor, options: { onFault?(error: unknown): void } = {}) {
   const server = new Server(MCP_SERVER_INFO, {
@@ -114,6 +112,10 @@ async function callTool(
 ): Promise<CallToolResult> {
   let args = rawArgs;
   if (!tool.serviceValidates) {
+    // M10: an unknown key is refused, not dropped; a missing one is said to be missing.
+    const keyProblem = checkArgumentKeys(rawArgs, ARGUMENT_SHAPES.get(tool.name)!);
+    if (keyProblem)
+      return failed({ error: keyProblem.message, code: 'validation_error', field: keyProblem.field });
     const parsed = tool.input.safeParse(rawArgs);
     if (!parsed.success) return failed(argumentFailure(parsed.error));
     args = parsed.data as Record<string, unknown>;
@@ -121,8 +123,9 @@ async function callTool(
   try {
     const outcome = await tool.run(args, service);
     if (!outcome.ok) return failed(outcome.failure);
+    // M9: the result once, as structured content; the text is a one-line summary of it.
     return {
-      content: [{ type: 'text', text: JSON.stringify(outcome.value) }],
+      content: [{ type: 'text', text: tool.summary(outcome.value) }],
       structuredContent: outcome.value,
     };
   } catch (error) {

@@ -5,9 +5,11 @@ import { MAX_SEARCH_TEXT, MAX_SEARCH_WORDS } from '../domain/filter-fields.js';
 import type { ServiceExecutor } from './executor.js';
 import { getProducerHealth } from './health-tools.js';
 import { DESCRIPTIONS } from './protocol.js';
+import { timeWindow, windowArgs } from './window-args.js';
 import {
   DecisionAudit,
   Memory,
+  MemoryRecord,
   MemoryTypeCount,
   PageInfo,
   ResolvedWindow,
@@ -35,13 +37,17 @@ export interface Tool {
   /** Issue 27: a tool whose listing must stay small leaves its output schema out (the result is still structured). */
   listsOutput?: false;
   run(args: Record<string, unknown>, service: ServiceExecutor): Promise<ToolOutcome>;
+  /** M9: the one-line text beside the structured result (which is sent once, as structuredContent). */
+  summary(value: Record<string, unknown>): string;
 }
 
-/** Keeps each tool's handler typed by its own input schema. */
-function defineTool<I extends z.ZodObject>(
-  tool: Omit<Tool, 'input' | 'run'> & {
+/** Keeps each tool's handler typed by its own input schema, and its summary by its output. */
+function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
+  tool: Omit<Tool, 'input' | 'output' | 'run' | 'summary'> & {
     input: I;
+    output: O;
     run(args: z.infer<I>, service: ServiceExecutor): Promise<ToolOutcome>;
+    summary(value: z.infer<O>): string;
   },
 ): Tool {
   return tool as unknown as Tool;
@@ -54,31 +60,14 @@ const NOT_FOUND = (what: string): ToolOutcome => ({
   failure: { error: `No ${what} with this id is readable by this token`, code: 'not_found' },
 });
 
-const windowArgs = {
-  window: z.enum(['1h', '6h', '24h']).optional().describe('A rolling window ending now.'),
-  from_date: z.string().optional().describe('YYYY-MM-DD, first local date (inclusive); instead of window.'),
-  to_date: z.string().optional().describe('YYYY-MM-DD, last local date (inclusive); defaults to from_date.'),
-  time_zone: z.string().optional().describe('IANA zone of the dates, e.g. Europe/London; default UTC.'),
-};
-const ROLLING = { '1h': 'LAST_1H', '6h': 'LAST_6H', '24h': 'LAST_24H' } as const;
-
-/** The tools' window arguments as the API's TimeWindowInput (null: no time filter). */
-function timeWindow(args: z.infer<z.ZodObject<typeof windowArgs>>) {
-  if (!args.window && !args.from_date && !args.to_date && !args.time_zone) return null;
-  return {
-    rolling: args.window ? ROLLING[args.window] : null,
-    fromDate: args.from_date ?? null,
-    toDate: args.to_date ?? null,
-    timeZone: args.time_zone ?? null,
-  };
-}
-
 const MEMORY = selectionOf(Memory);
 
 const WriteSuccess = z.object({
-  memory_id: Uuid.describe('Cite this id unchanged (e.g. in the order a decision allows).'),
-  expires_at: z.string().nullable().describe('The deadline the service stamped or accepted (X5).'),
-  memory: Memory,
+  memory_id: Uuid,
+  expires_at: z.string().nullable(),
+  // M12: said in so many words, because a null deadline is easy to read past.
+  never_expires: z.boolean().describe('true: no deadline, FRESH forever'),
+  memory: MemoryRecord,
 });
 
 const writeMemory = defineTool({
@@ -88,47 +77,88 @@ const writeMemory = defineTool({
   readOnly: false,
   serviceValidates: true,
   input: z.object({
-    type: z.string().describe('^[a-z][a-z0-9_]{0,63}$, e.g. ema_handoff; reserved types per run kind.'),
+    type: z.string().describe('snake_case, e.g. ema_handoff'),
     scope: z.enum(['AGENT', 'INSTRUMENTS']),
-    instruments: z.array(z.string()).optional().describe('Targets for scope INSTRUMENTS.'),
-    content: z.string().describe('The prose of the record (1-65,536 characters).'),
-    metadata: z.record(z.string(), z.unknown()).optional().describe('A JSON object (at most 256 KiB).'),
-    timeframe: z.string().optional().describe('Evidence timeframe, e.g. 5m, 1h, 1d.'),
-    links: z
-      .array(z.object({ target_memory_id: Uuid, link_type: z.string() }))
-      .optional()
-      .describe('At most 64; ids copied unchanged; link_type e.g. considered, corrects, supports.'),
-    idempotency_key: z
-      .string()
-      .optional()
-      .describe('≤ 128 characters; a retry with the same key and input is safe.'),
+    instruments: z.array(z.string()).optional(),
+    content: z.string(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    timeframe: z.string().optional().describe('e.g. 5m, 1h'),
+    links: z.array(z.object({ target_memory_id: Uuid, link_type: z.string() })).optional(),
+    idempotency_key: z.string().optional(),
   }),
   output: WriteSuccess,
   // The REST mirror's body has the tool's spelling, and its 4xx body is the typed failure as is.
+  summary: (v) =>
+    `Stored ${v.memory.type} ${v.memory_id}; ${v.never_expires ? 'it never expires' : `expires_at ${v.expires_at}`}.`,
   async run(args, service) {
     const { status, body } = await service.postMemory(args);
     if (status !== 201) return { ok: false, failure: body as ToolFailure };
     const memory = body.memory as { id: string };
-    return { ok: true, value: { memory_id: memory.id, expires_at: body.expires_at, memory } };
+    const expiresAt = body.expires_at ?? null;
+    return {
+      ok: true,
+      value: { memory_id: memory.id, expires_at: expiresAt, never_expires: expiresAt === null, memory },
+    };
   },
 });
 
 const getTradingContext = defineTool({
   name: 'get_trading_context',
-  title: 'Get the trading context',
+  title: 'Trading context',
   audience: ['OPERATOR', ...RUNS],
   readOnly: true,
   input: z.object({
-    instrument: z.string().describe('Exact canonical name, e.g. ETH or kPEPE.'),
-    at: z.string().optional().describe('ISO-8601 instant to look back to; default now.'),
+    instrument: z.string(),
+    at: z.string().optional().describe('ISO instant; default now'),
   }),
   output: TradingContext,
+  summary: (v) =>
+    `${v.instrument}${v.selected ? '' : ' (not selected)'}: ${v.entries.filter((e) => e.status === 'FRESH').length} FRESH of ${v.entries.length} entries, ${v.corrections.length} corrections, ${v.learnings.length} learnings.`,
   async run(args, service) {
-    const data = await service.graphql<{ tradingContext: unknown }>(
-      `query($instrument: String!, $at: DateTime) { tradingContext(instrument: $instrument, at: $at) { ${selectionOf(TradingContext)} } }`,
+    const data = await service.graphql<{ tradingContext: { known: boolean } & Record<string, unknown> }>(
+      `query($instrument: String!, $at: DateTime) { tradingContext(instrument: $instrument, at: $at) { known ${selectionOf(TradingContext)} } }`,
       { instrument: args.instrument, at: args.at ?? null },
     );
-    return { ok: true, value: snakeKeys(data.tradingContext) as Record<string, unknown> };
+    const { known, ...context } = data.tradingContext;
+    // M11: a name the catalog does not hold (DOGE, btc) is the agent's mistake, not an empty context.
+    if (!known) {
+      const { selected } = await instrumentsOf(service);
+      return {
+        ok: false,
+        failure: {
+          error: `instrument ${JSON.stringify(args.instrument)} is not in the catalog; names are the venue's exact, case-sensitive spelling`,
+          code: 'unknown_instrument',
+          selected,
+        },
+      };
+    }
+    return { ok: true, value: snakeKeys(context) as Record<string, unknown> };
+  },
+});
+
+/** M11: what the agent selects (active only: what a write may target) and the active catalog. */
+async function instrumentsOf(service: ServiceExecutor): Promise<{ selected: string[]; catalog: string[] }> {
+  const data = await service.graphql<{
+    viewer: { agent: { instruments: string[] } | null };
+    instruments: { id: string }[];
+  }>('{ viewer { agent { instruments } } instruments { id } }');
+  const catalog = data.instruments.map((instrument) => instrument.id);
+  const active = new Set(catalog);
+  const selected = (data.viewer.agent?.instruments ?? []).filter((id) => active.has(id));
+  return { selected, catalog };
+}
+
+const listInstruments = defineTool({
+  name: 'list_instruments',
+  title: 'List instruments',
+  audience: ['OPERATOR', ...RUNS],
+  readOnly: true,
+  input: z.object({}),
+  output: z.object({ selected: z.array(z.string()), catalog: z.array(z.string()) }),
+  summary: (v) =>
+    `Selected: ${v.selected.join(', ') || 'none'}; ${v.catalog.length} active instruments in the catalog.`,
+  async run(_args, service) {
+    return { ok: true, value: await instrumentsOf(service) };
   },
 });
 
@@ -141,22 +171,25 @@ const listMemories = defineTool({
   audience: ['OPERATOR', 'ANALYSIS', 'REVIEW'],
   readOnly: true,
   input: z.object({
-    types: z.array(z.string()).optional().describe('Only these types (see list_memory_types).'),
+    types: z.array(z.string()).optional(),
     text: z
       .string()
       .optional()
       .describe(
-        `Full-text search over content and metadata text: all words must occur; "quoted words" in order, or, -word to exclude. At most ${MAX_SEARCH_TEXT} characters and ${MAX_SEARCH_WORDS} words.`,
+        `Search: all words; "a phrase"; or; -word. ≤ ${MAX_SEARCH_TEXT} chars, ${MAX_SEARCH_WORDS} words.`,
       ),
-    instruments: z
-      .array(z.string())
-      .optional()
-      .describe('Only records targeting one of these instruments (agent-wide records are left out).'),
+    instruments: z.array(z.string()).optional().describe('Records targeting one of these.'),
     ...windowArgs,
     first: z.number().int().min(1).max(MAX_TOOL_PAGE).default(10),
-    after: z.string().optional().describe('page_info.end_cursor of the previous page.'),
+    after: z.string().optional().describe('page_info.end_cursor'),
   }),
-  output: z.object({ memories: z.array(Memory), page_info: PageInfo, window: ResolvedWindow.nullable() }),
+  output: z.object({
+    memories: z.array(MemoryRecord),
+    page_info: PageInfo,
+    window: ResolvedWindow.nullable(),
+  }),
+  summary: (v) =>
+    `${v.memories.length} records${v.page_info.has_next_page ? '; more with after = page_info.end_cursor' : ''}.`,
   async run(args, service) {
     const data = await service.graphql<{
       memories: { edges: { node: unknown }[] } & Record<string, unknown>;
@@ -195,6 +228,7 @@ const listMemoryTypes = defineTool({
   readOnly: true,
   input: z.object(windowArgs),
   output: z.object({ types: z.array(MemoryTypeCount) }),
+  summary: (v) => `${v.types.length} memory types.`,
   async run(args, service) {
     const data = await service.graphql<{ memoryTypes: unknown[] }>(
       'query($window: TimeWindowInput) { memoryTypes(window: $window) { type count } }',
@@ -210,8 +244,9 @@ const getMemory = defineTool({
   title: 'Get a memory',
   audience: ['OPERATOR', ...RUNS],
   readOnly: true,
-  input: z.object({ id: Uuid.describe('A memory id copied unchanged.') }),
+  input: z.object({ id: Uuid }),
   output: z.object({ memory: Memory }),
+  summary: (v) => `${v.memory.type} ${v.memory.id}.`,
   async run(args, service) {
     const data = await service.graphql<{ memory: unknown }>(
       `query($id: UUID!) { memory(id: $id) { ${MEMORY} } }`,
@@ -223,11 +258,13 @@ const getMemory = defineTool({
 
 const getDecisionAudit = defineTool({
   name: 'get_decision_audit',
-  title: 'Audit a trading decision',
+  title: 'Decision audit',
   audience: ['OPERATOR', 'REVIEW'],
   readOnly: true,
-  input: z.object({ decision_id: Uuid.describe('The memory_id of a trading_decision.') }),
+  input: z.object({ decision_id: Uuid }),
   output: DecisionAudit,
+  summary: (v) =>
+    `Decision ${v.decision.id}: ${v.linked.length} linked records, ${v.contexts.length} contexts.`,
   async run(args, service) {
     const data = await service.graphql<{ decisionAudit: unknown }>(
       `query($id: UUID!) { decisionAudit(decisionId: $id) { ${selectionOf(DecisionAudit)} } }`,
@@ -241,6 +278,7 @@ const getDecisionAudit = defineTool({
 
 export const TOOLS: readonly Tool[] = [
   writeMemory,
+  listInstruments,
   getTradingContext,
   listMemories,
   listMemoryTypes,

@@ -182,7 +182,10 @@ class AgentFeed {
   }
 }
 
-/** The feeds of one process, one per agent with subscribers; a feed ends with its last member. */
+/**
+ * The feeds of one server (createServer makes one over its event bus), one per agent with
+ * subscribers; a feed ends with its last member.
+ */
 export class AgentFeeds {
   private readonly feeds = new Map<string, AgentFeed>();
 
@@ -190,6 +193,11 @@ export class AgentFeeds {
     private readonly db: Database,
     private readonly events: MemoryEvents,
   ) {}
+
+  /** How many agents' feeds are open (nothing is left once every subscription ended). */
+  get size(): number {
+    return this.feeds.size;
+  }
 
   /** Joins the agent's feed (started on first use); resolves to the seq the member continues from. */
   async join(agentId: string, member: FeedMember): Promise<{ from: number; leave: () => void }> {
@@ -205,16 +213,4 @@ export class AgentFeeds {
     const from = await joined.join(member);
     return { from, leave: () => joined.leave(member) };
   }
-}
-
-const feedsByEvents = new WeakMap<MemoryEvents, AgentFeeds>();
-
-/** The feeds over one event bus (one per server). */
-export function feedsOf(db: Database, events: MemoryEvents): AgentFeeds {
-  let feeds = feedsByEvents.get(events);
-  if (!feeds) {
-    feeds = new AgentFeeds(db, events);
-    feedsByEvents.set(events, feeds);
-  }
-  return feeds;
 }

@@ -3,7 +3,7 @@
 // serialised once; each subscriber gets it in its own order through its target: a WebSocket
 // (socket-target.ts: its id around the shared bytes) or an SSE stream (the shared result, which
 // Yoga serialises through its `stringify`). Backpressure stays per subscriber.
-import { execute, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { execute, type ExecutionArgs, type ExecutionResult, type GraphQLError } from 'graphql';
 import { SlowConsumerError } from '../domain/errors.js';
 import { MAX_PENDING_EVENTS, type AddedRecord } from './memory-added.js';
 
@@ -95,7 +95,7 @@ export class FanoutGroup {
 
   constructor(
     private readonly args: ExecutionArgs,
-    private readonly maskError: (error: unknown) => Error,
+    private readonly maskError: (error: unknown) => GraphQLError,
   ) {}
 
   /** The record as its members receive it, executed and serialised on first use (null while executing). */
@@ -123,9 +123,9 @@ export class FanoutGroup {
     try {
       result = await execute({ ...this.args, rootValue: record });
     } catch (error) {
-      result = { errors: [this.maskError(error) as never] };
+      result = { errors: [this.maskError(error)] };
     }
-    if (result.errors) result = { ...result, errors: result.errors.map((e) => this.maskError(e) as never) };
+    if (result.errors) result = { ...result, errors: result.errors.map((e) => this.maskError(e)) };
     const text = JSON.stringify(result);
     Object.defineProperty(result, 'stringify', { value: () => text, enumerable: false });
     // Nothing to deliver (the root field failed, e.g. its read): members end and resume later.

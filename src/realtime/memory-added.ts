@@ -11,9 +11,8 @@ import { SessionRevokedError, SlowConsumerError } from '../domain/errors.js';
 import type { Database } from '../store/db.js';
 import { matchesFilter, type ResolvedFilter } from '../domain/memory-filter.js';
 import { memoriesInSeqRange } from '../store/browse.js';
-import { feedsOf, type FeedMember, type FeedRecord } from './agent-feed.js';
+import type { AgentFeeds, FeedMember, FeedRecord } from './agent-feed.js';
 import { queuedStream } from './queued-stream.js';
-import type { MemoryEvents } from './events.js';
 
 export const REPLAY_PAGE_SIZE = 200;
 /** Undelivered live records one subscription may hold before it is ended as a slow consumer. */
@@ -27,7 +26,8 @@ export interface AddedRecord {
 
 export interface MemoryAddedOptions {
   db: Database;
-  events: MemoryEvents;
+  /** The server's feeds: every subscription of an agent joins the same one. */
+  feeds: AgentFeeds;
   agentId: string;
   filter: ResolvedFilter;
   /** The clock a freshness filter is evaluated by when a record arrives (default: the system clock). */
@@ -87,7 +87,7 @@ class Subscription implements FeedMember {
   async start(): Promise<void> {
     const { options } = this;
     try {
-      const joined = await feedsOf(options.db, options.events).join(options.agentId, this);
+      const joined = await options.feeds.join(options.agentId, this);
       if (this.ended) return joined.leave();
       this.leave = joined.leave;
       // Open from here on: joined to the feed, every later record will reach it.

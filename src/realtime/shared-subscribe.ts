@@ -14,6 +14,7 @@ import {
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
+  type GraphQLError,
 } from 'graphql';
 import { Repeater } from 'graphql-yoga';
 import { FanoutGroup, GroupMember, type FanoutTarget } from './fanout.js';
@@ -22,7 +23,7 @@ import { queuedStream } from './queued-stream.js';
 
 export interface FanoutOptions {
   /** Applied to errors of the source stream and of execution (W5). */
-  maskError: (error: unknown) => Error;
+  maskError: (error: unknown) => GraphQLError;
   /** The sharing scope of a subscriber (its agent); null ⇒ never shared. */
   scopeOf: (args: ExecutionArgs) => string | null;
 }
@@ -69,6 +70,11 @@ type Outcome = { error?: unknown } | null;
 
 export class Fanout {
   private readonly groups = new Map<string, FanoutGroup>();
+
+  /** How many groups have members (nothing is left once every subscription ended). */
+  get groupCount(): number {
+    return this.groups.size;
+  }
   private readonly shapes = new WeakMap<DocumentNode, DocumentShape>();
   private nextUnshared = 0;
 
@@ -116,9 +122,7 @@ export class Fanout {
   private executeEach(source: PlainSource, args: ExecutionArgs): AsyncIterableIterator<ExecutionResult> {
     const iterator = source.iterable[Symbol.asyncIterator]();
     const mask = (result: ExecutionResult): ExecutionResult =>
-      result.errors
-        ? { ...result, errors: result.errors.map((e) => this.options.maskError(e) as never) }
-        : result;
+      result.errors ? { ...result, errors: result.errors.map((e) => this.options.maskError(e)) } : result;
     return new Repeater<ExecutionResult>(async (push, stop) => {
       const stopped = stop.then(() => ({ done: true as const, value: undefined }));
       void stopped.then(() => iterator.return?.());
@@ -136,7 +140,7 @@ export class Fanout {
   }
 
   private masked(error: unknown): ExecutionResult {
-    return { errors: [this.options.maskError(error) as never] };
+    return { errors: [this.options.maskError(error)] };
   }
 
   private keyOf(args: ExecutionArgs): string {
@@ -165,7 +169,7 @@ export class Fanout {
       return this.masked(error);
     }
     if (!(Symbol.asyncIterator in source))
-      return { errors: (source.errors ?? []).map((e) => this.options.maskError(e) as never) };
+      return { errors: (source.errors ?? []).map((e) => this.options.maskError(e)) };
     // memoryAdded shares its executions (fan-out); any other subscription executes per subscriber.
     return source instanceof MemoryAddedSource ? source : { iterable: source as AsyncIterable<unknown> };
   }

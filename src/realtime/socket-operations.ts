@@ -5,8 +5,6 @@
 // `complete`, or an operation nothing can stop). So an id is refused while it is in flight here,
 // as graphql-ws refuses an id it still knows: the socket is closed with 4409.
 
-/** graphql-ws' close code for a subscribe whose id is in use. */
-export const CLOSE_SUBSCRIBER_EXISTS = 4409;
 /** L4: subscriptions one socket may have open at once; the next one is answered with an error. */
 export const MAX_SUBSCRIPTIONS_PER_SOCKET = 50;
 

@@ -7,7 +7,7 @@ import type { Context, SubscribePayload } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocket, WebSocketServer, type ServerOptions as WsOptions } from 'ws';
-import { describeAuthFailure, resolveCaller, type CallerResolution } from '../auth/caller.js';
+import { resolveCaller, type CallerResolution } from '../auth/caller.js';
 import { internalError, unauthenticated } from '../auth/errors.js';
 import { bearerToken } from '../auth/tokens.js';
 import type { Database } from '../store/db.js';
@@ -16,22 +16,10 @@ import { logError, withBoundedMessage } from '../log-policy.js';
 import type { TokenSessions } from './sessions.js';
 import type { Fanout } from './shared-subscribe.js';
 import type { TokenConnections } from './token-connections.js';
-import {
-  CLOSE_SUBSCRIBER_EXISTS,
-  MAX_SUBSCRIPTIONS_PER_SOCKET,
-  SocketOperations,
-} from './socket-operations.js';
+import { MAX_SUBSCRIPTIONS_PER_SOCKET, SocketOperations } from './socket-operations.js';
 import { SocketTarget } from './socket-target.js';
+import { CloseCode } from './close-codes.js';
 
-/** WebSocket close codes of this service (graphql-ws uses 44xx for its own). */
-export const CLOSE_SLOW_CONSUMER = 4008;
-export const CLOSE_TOO_MANY_CONNECTIONS = 4029;
-/** L4: no or unknown token at connection_init. */
-export const CLOSE_UNAUTHORIZED = 4401;
-/** L4: a token that no longer authenticates (finished run, revoked operator token), at init or later. */
-export const CLOSE_FORBIDDEN = 4403;
-/** graphql-ws' code for a server fault; the reason never carries the error's message (W5). */
-export const CLOSE_INTERNAL_ERROR = 4500;
 /** S3: the largest WebSocket message (a write is at most ~600 KB); anonymous sockets cannot make us buffer more. */
 export const MAX_WEBSOCKET_MESSAGE_BYTES = 2 * 1024 * 1024;
 const MAX_SOCKET_BUFFER_BYTES = 1024 * 1024;
@@ -95,7 +83,7 @@ interface EnvelopedRoot {
 /** A consumer that does not read its socket is cut off instead of growing the server's memory. */
 function cutOffSlowConsumer(socket: WebSocket): void {
   if (socket.bufferedAmount > MAX_SOCKET_BUFFER_BYTES)
-    socket.close(CLOSE_SLOW_CONSUMER, 'Slow consumer: resubscribe with after=<last cursor>');
+    socket.close(CloseCode.SlowConsumer, 'Slow consumer: resubscribe with after=<last cursor>');
 }
 
 const operationsOf = (extra: Partial<SocketExtra>) => (extra.operations ??= new SocketOperations());
@@ -111,13 +99,13 @@ function connectHandler(options: WsServerOptions) {
       resolution = await resolveCaller(options.db, token, options.adminToken);
     } catch (error) {
       logError(options.logger, error, 'websocket');
-      socket.close(CLOSE_INTERNAL_ERROR, 'Internal server error');
+      socket.close(CloseCode.InternalServerError, 'Internal server error');
       return false;
     }
     if (!resolution.caller) {
       if (resolution.failure.reason === 'inactive')
-        socket.close(CLOSE_FORBIDDEN, 'Forbidden: token no longer valid');
-      else socket.close(CLOSE_UNAUTHORIZED, 'Unauthorized: send connectionParams.authorization');
+        socket.close(CloseCode.Forbidden, 'Forbidden: token no longer valid');
+      else socket.close(CloseCode.Unauthorized, 'Unauthorized: send connectionParams.authorization');
       return false;
     }
     // Closed during the lookup: its onClose has run already, so it must take no place (S11).
@@ -125,7 +113,7 @@ function connectHandler(options: WsServerOptions) {
     const { tokenKey } = resolution.caller;
     const release = options.connections.take(tokenKey, 'ws');
     if (!release) {
-      socket.close(CLOSE_TOO_MANY_CONNECTIONS, 'Too many connections for this token');
+      socket.close(CloseCode.TooManyConnections, 'Too many connections for this token');
       return false;
     }
     ctx.extra.releaseConnection = release;
@@ -133,7 +121,7 @@ function connectHandler(options: WsServerOptions) {
     // S6: revoking the token (or finishing its run) closes the socket.
     if (resolution.caller.kind !== 'admin') {
       ctx.extra.endSession = options.sessions.register(tokenKey, () =>
-        socket.close(CLOSE_FORBIDDEN, 'Forbidden: token revoked or run finished'),
+        socket.close(CloseCode.Forbidden, 'Forbidden: token revoked or run finished'),
       );
     }
     return true;
@@ -154,7 +142,7 @@ async function operationCaller(
     return [internalError()];
   }
   // S3: a token that stopped working gets no parsing or validation.
-  if (!callerResolution.caller) return [unauthenticated(describeAuthFailure(callerResolution.failure))];
+  if (!callerResolution.caller) return [unauthenticated(callerResolution.failure)];
   return callerResolution;
 }
 
@@ -201,7 +189,7 @@ function subscribeHandler(options: WsServerOptions) {
     payload: SubscribePayload,
   ): Promise<ExecutionArgs | readonly GraphQLError[]> => {
     if (!operationsOf(ctx.extra).begin(id)) {
-      ctx.extra.socket.close(CLOSE_SUBSCRIBER_EXISTS, `Subscriber for ${id} already exists`);
+      ctx.extra.socket.close(CloseCode.SubscriberAlreadyExists, `Subscriber for ${id} already exists`);
       return [new GraphQLError(`Subscriber for ${id} already exists`)];
     }
     const prepared = await prepare(ctx, id, payload);

@@ -8,7 +8,7 @@ import { MemoryRef, recordInputFields } from './memory.js';
 import { recordNeeds } from './record-needs.js';
 
 /** S1: the scheduler's operations and the operator tokens are the admin token's alone. */
-const adminOnly = {
+export const adminOnly = {
   authScopes: { admin: true },
   unauthorizedError: refusal('This operation needs the admin token'),
 } as const;
@@ -56,13 +56,6 @@ builder.prismaObject('OperatorToken', {
       nullable: true,
       description: 'S6: set by revokeOperatorToken; the token authenticates nothing since.',
     }),
-  }),
-});
-
-builder.prismaObject('Instrument', {
-  fields: (t) => ({
-    id: t.exposeString('id', { description: 'Canonical Hyperliquid name, e.g. ETH or kPEPE.' }),
-    active: t.exposeBoolean('active'),
   }),
 });
 

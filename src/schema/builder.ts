@@ -4,8 +4,8 @@ import ErrorsPlugin from '@pothos/plugin-errors';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { scopesOf, type CallerScopes } from '../auth/access.js';
-import type { Caller } from '../auth/caller.js';
-import { ForbiddenError, UnauthenticatedError, type ServiceError } from '../domain/errors.js';
+import { authFailureError, type Caller } from '../auth/caller.js';
+import { ForbiddenError, type ServiceError } from '../domain/errors.js';
 import type PrismaTypes from '../store/generated/pothos-types.js';
 import { getDatamodel } from '../store/generated/pothos-types.js';
 import type { JsonObject } from '../domain/types.js';
@@ -21,7 +21,7 @@ type CallerOfKind<K extends Caller['kind']> = ContextOf<Extract<Caller, { kind: 
  * finished run, a revoked token — L4); a caller without the scope is FORBIDDEN with `message`.
  */
 function refuse(ctx: GraphQLContext, message?: string): ServiceError {
-  return ctx.caller ? new ForbiddenError(message) : new UnauthenticatedError(ctx.authFailure);
+  return ctx.caller ? new ForbiddenError(message) : authFailureError(ctx.authFailure);
 }
 
 /** Field option `unauthorizedError`: the FORBIDDEN message of this field's refusal. */

@@ -1,6 +1,7 @@
-import type { Caller } from '../auth/caller.js';
+import type { AuthFailure, Caller } from '../auth/caller.js';
 import type { Database } from '../store/db.js';
 import type { MemoryEvents } from '../realtime/events.js';
+import type { AgentFeeds } from '../realtime/agent-feed.js';
 import type { SharedLoads } from '../realtime/shared-loads.js';
 import type { TokenSessions } from '../realtime/sessions.js';
 import type { Metrics } from '../metrics.js';
@@ -25,8 +26,10 @@ export interface GraphQLContext {
   mcpListCall: boolean;
   caller: Caller | null;
   /** Why a sent token was refused (null when none was sent). */
-  authFailure: string | null;
+  authFailure: AuthFailure | null;
   events: MemoryEvents;
+  /** The server's live feeds, one per agent with subscribers (memoryAdded). */
+  feeds: AgentFeeds;
   /** Per-process cache that lets subscribers share the read of a new record. */
   sharedLoads: SharedLoads;
   /** Open sessions per token: revocation ends them (S6, L4). */

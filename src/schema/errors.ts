@@ -12,7 +12,7 @@ import { logError, withBoundedMessage } from '../log-policy.js';
 
 /** Typed service errors become GraphQL errors with their own extensions; anything else is masked and logged (W5: nothing leaks). */
 export function maskErrors(logger: Logger, metrics?: Metrics) {
-  return (error: unknown, message: string, isDev?: boolean): Error => {
+  return (error: unknown, message: string, isDev?: boolean): GraphQLError => {
     const thrown = error instanceof GraphQLError ? error.originalError : error;
     const original = prismaQueryTimeout(thrown) ?? thrown;
     if (original instanceof ServiceError) {
@@ -25,9 +25,8 @@ export function maskErrors(logger: Logger, metrics?: Metrics) {
       return requestError(error.originalError);
     logError(logger, error, 'graphql');
     const masked = defaultMaskError(error, message, isDev);
-    return masked instanceof GraphQLError
-      ? new GraphQLError(masked.message, { path: masked.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } })
-      : masked;
+    const path = masked instanceof GraphQLError ? masked.path : undefined;
+    return new GraphQLError(masked.message, { path, extensions: { code: 'INTERNAL_SERVER_ERROR' } });
   };
 }
 
@@ -52,7 +51,6 @@ export function requestError(error: GraphQLError): GraphQLError {
 /** S4: no message is echoed back unbounded (a 10 MB variable stays on the server's side of the wire). */
 export function boundedMasking(mask: ReturnType<typeof maskErrors>): ReturnType<typeof maskErrors> {
   return (error, message, isDev) => {
-    const masked = mask(error, message, isDev);
-    return masked instanceof GraphQLError ? withBoundedMessage(masked) : masked;
+    return withBoundedMessage(mask(error, message, isDev));
   };
 }

@@ -6,6 +6,7 @@ import './enums.js';
 import './memory.js';
 import './memory-backlinks.js';
 import './admin.js';
+import './instruments.js';
 import './agents.js';
 import './trading-context.js';
 import './browser.js';

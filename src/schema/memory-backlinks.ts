@@ -1,4 +1,4 @@
-// Memory.linkedFrom: what links to a record — the other direction of `links`, under the caller's read
+// B13 Memory.linkedFrom: what links to a record — the other direction of `links`, under the caller's read
 // rules (§1), so the operator page opens every record from every record that cites it.
 import { linkedFromReadFilter } from '../auth/access.js';
 import { backlinksArgs, type Backlink } from '../store/memory-record.js';

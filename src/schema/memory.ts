@@ -121,7 +121,13 @@ builder.objectType(InvalidMemoryLinkError, {
 builder.objectType(InvalidMemoryTargetError, {
   name: 'InvalidMemoryTarget',
   interfaces: [MemoryWriteErrorRef],
-  fields: (t) => ({ instrumentIndex: t.exposeInt('instrumentIndex') }),
+  fields: (t) => ({
+    instrumentIndex: t.exposeInt('instrumentIndex'),
+    selected: t.stringList({
+      description: 'M11: the active instruments this agent selects (what a target may be).',
+      resolve: (error) => [...(error.selected ?? [])],
+    }),
+  }),
 });
 builder.objectType(MemoryValidationError, {
   name: 'MemoryValidationError',

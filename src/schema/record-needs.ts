@@ -1,7 +1,7 @@
 // Which parts of a record a GraphQL selection reads (RecordNeeds), so that the one statement of
 // ../store/record-rows.ts loads exactly those. Worked out from the document once per field node and
 // path — Yoga caches parsed documents, so a hot query costs one map lookup — instead of a planner
-// that wraps every field of every record (issue 14: that was 13 % of a page's CPU).
+// that wraps every field of every record (such wrappers cost 13 % of a page's CPU).
 import {
   Kind,
   type FieldNode,

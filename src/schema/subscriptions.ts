@@ -44,7 +44,7 @@ builder.subscriptionField('memoryAdded', (t) =>
       return new MemoryAddedSource({
         // The agent's feed and its reads are shared by every subscriber: no one's end cancels them.
         db: ctx.liveDb,
-        events: ctx.events,
+        feeds: ctx.feeds,
         agentId,
         filter,
         now: ctx.now,

@@ -12,6 +12,7 @@ import {
 import { findDecisionForAudit, type ContextQuery, type DecisionForAudit } from '../store/trading-context.js';
 import { findRecord, findRecordsByIds, listLearnings } from '../store/record-reads.js';
 import type { Database } from '../store/db.js';
+import { instrumentStanding } from '../store/instruments.js';
 import { builder, refusal } from './builder.js';
 import { MemoryScopeEnum } from './enums.js';
 import { MemoryLinkRef, MemoryRef, ProvenanceRef } from './memory.js';
@@ -30,6 +31,7 @@ const CorrectionStatusEnum = builder.enumType('CorrectionStatus', {
 /** A context being answered: the entries and corrections load once, on first use, for every field that needs them. */
 interface TradingContextSource extends ContextQuery {
   view(): Promise<TradingContextView>;
+  standing(): Promise<{ known: boolean; selected: boolean }>;
 }
 
 function contextSource(
@@ -37,7 +39,12 @@ function contextSource(
   query: ContextQuery,
   loaded?: Promise<TradingContextView>,
 ): TradingContextSource {
-  return { ...query, view: () => (loaded ??= loadTradingContext(db, query)) };
+  let standing: Promise<{ known: boolean; selected: boolean }> | undefined;
+  return {
+    ...query,
+    view: () => (loaded ??= loadTradingContext(db, query)),
+    standing: () => (standing ??= instrumentStanding(db, query.agentId, query.instrument)),
+  };
 }
 
 const ResearchRef = builder.objectRef<ContextResearch>('Research').implement({
@@ -104,6 +111,15 @@ const TradingContextRef = builder.objectRef<TradingContextSource>('TradingContex
     agentId: t.expose('agentId', { type: 'UUID' }),
     instrument: t.exposeString('instrument'),
     at: t.expose('at', { type: 'DateTime' }),
+    known: t.boolean({
+      description:
+        'M11: the instrument is in the catalog (V1: exact, case-sensitive); false ⇒ an empty context.',
+      resolve: async (context) => (await context.standing()).known,
+    }),
+    selected: t.boolean({
+      description: 'M11: the agent selects the instrument now (an unselected one keeps its history, C5).',
+      resolve: async (context) => (await context.standing()).selected,
+    }),
     entries: t.field({
       type: [ContextEntryRef],
       description: 'FRESH first, then the rest; newest first inside each part (C4).',

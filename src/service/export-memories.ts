@@ -1,4 +1,4 @@
-// The export's reads (issue 12 item 8): every record of a filtered view, newest first, one keyset page
+// The export's reads (B12): every record of a filtered view, newest first, one keyset page
 // at a time through the browser's own page statement (B2, B4). The caller resolves the filter once,
 // so every page shares one window: records added during a long export neither shift nor repeat it.
 import type { CursorPosition } from '../domain/cursor.js';

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   IdempotencyConflictError,
+  InvalidMemoryTargetError,
   MemoryValidationError,
   RunNotRunningError,
   ServiceError,
@@ -18,6 +19,7 @@ import type { Database } from '../store/db.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { MemoryRecord } from '../store/memory-record.js';
 import { findByIdempotencyKey, insertedRecord, insertMemory, type MemoryInsert } from '../store/memories.js';
+import { selectedInstruments } from '../store/instruments.js';
 import { runStatus } from '../store/tokens.js';
 
 /** What a run asks to write (the shape W1/W6/W7 check); provenance and expiry are the service's (W3, X1). */
@@ -159,6 +161,9 @@ async function storeWrite(
     // W8 under concurrency: the loser of a race on the same key answers like a retry.
     const raced = isUniqueViolation(error) ? await retryOf() : null;
     if (raced) return raced;
+    // M11: the refusal lists what the agent selects, so the repair needs no other call.
+    if (error instanceof InvalidMemoryTargetError)
+      throw error.withSelected(await selectedInstruments(db, run.agentId));
     throw error;
   }
   return { record: insertedRecord(row, run), created: true, seq };

@@ -1,5 +1,6 @@
 // The scheduler's (admin) operations. Each is one transaction; bad input throws a typed error and writes nothing.
 import { randomUUID } from 'node:crypto';
+import { INSTRUMENT_ID_RULE, isInstrumentId } from '../domain/instrument-id.js';
 import { generateToken, hashToken } from '../domain/tokens.js';
 import { isSchedule, scheduleMs } from '../domain/schedule.js';
 import { quoteInput } from '../domain/text-hygiene.js';
@@ -9,8 +10,6 @@ import { ConflictError, InputError, NotFoundError, requireStorableText } from '.
 import { isUniqueViolation } from './errors.js';
 import type { Prisma } from './generated/prisma/client.js';
 
-/** Canonical Hyperliquid names: letters and digits only (`BTC`, `kPEPE`); no `-PERP` suffix. */
-const instrumentIdPattern = /^[A-Za-z0-9]{1,32}$/;
 const terminalStatuses = ['SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
 
 /** W10: admin text bound for a text column must be storable (requireStorableText) before any rule reads it. */
@@ -28,12 +27,7 @@ export async function createAgent(db: Database, input: { name: string }) {
 }
 
 export async function upsertInstrument(db: Database, input: { id: string; active: boolean }) {
-  if (!instrumentIdPattern.test(input.id)) {
-    throw new InputError(
-      'id must be the canonical Hyperliquid name: letters and digits, e.g. "ETH" or "kPEPE"',
-      'id',
-    );
-  }
+  if (!isInstrumentId(input.id)) throw new InputError(`id must be ${INSTRUMENT_ID_RULE}`, 'id');
   return db.prisma.instrument.upsert({
     where: { id: input.id },
     create: { id: input.id, active: input.active },

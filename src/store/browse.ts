@@ -19,7 +19,7 @@ export interface MemoryPage {
  * before the limit, strictly older than `after`, and committed by `upToSeq` when given (a snapshot:
  * a record committed later — an import of older history, a slow write — stays out whatever its
  * createdAt). ONE named statement of `first + 1` rows with their targets, links and provenance
- * (issue 14: no statement per relation). With `liveness`, the caller's token is checked in the same
+ * (no statement per relation). With `liveness`, the caller's token is checked in the same
  * statement: a token that stopped authenticating reads an empty page (auth/caller.ts readLive).
  */
 export async function listMemoryPage(

@@ -1,4 +1,4 @@
-// The browse filter (B2, B3, issue 12 item 4) as SQL: the one definition the page, the type counts,
+// The browse filter (B2, B3, B11) as SQL: the one definition the page, the type counts,
 // a subscriber's replay and the live search check use.
 import type { ResolvedFilter } from '../domain/memory-filter.js';
 import type { Sql } from './db.js';
@@ -35,7 +35,7 @@ export interface FilterSql {
    * priced like its words ANDed) costs a walk of the agent's records, never a rebuild of documents. Likewise for several types, producers or instruments (`= ANY(…)`):
    * how many of the agent's records match decides between walking the newest first and fetching the
    * matches then sorting; the generic plan of a page for the bench's big agent took 10× (types),
-   * 50× (one producer) and 5× (one instrument) the time of the plan made with the values (issue 14).
+   * 50× (one producer) and 5× (one instrument) the time of the plan made with the values.
    * Unnamed statements are planned with their values each time; named ones once per connection
    * (src/store/db.ts).
    */

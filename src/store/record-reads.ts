@@ -1,5 +1,5 @@
 // Memory records by id, by ids and as learnings (C10), each in ONE named statement with what the
-// selection needs (./record-rows.ts), instead of a Prisma statement per relation (issue 14 item 2).
+// selection needs (./record-rows.ts), instead of a Prisma statement per relation.
 import { AGENT_LEARNINGS } from '../domain/write-validation.js';
 import type { Sql } from './db.js';
 import type { RecordReadFilter } from './memory-record.js';

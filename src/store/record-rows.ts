@@ -1,4 +1,4 @@
-// Records in ONE statement (issue 14 item 2): the Memory columns a selection needs with its targets,
+// Records in ONE statement: the Memory columns a selection needs with its targets,
 // links and provenance as correlated subqueries and joins, converted to the one record shape
 // (./memory-record.ts) — instead of one Prisma statement per relation.
 import type { Sql } from './db.js';

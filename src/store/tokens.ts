@@ -70,7 +70,7 @@ export async function operatorTokenRevokedAt(
   return token === undefined ? undefined : token.revokedAt;
 }
 
-/** What a read checks in its own statement for a remembered token (issue 14 item 2; S6, W9). */
+/** What a read checks in its own statement for a remembered token (S14, S6, W9). */
 export type TokenLiveness = { kind: 'run'; runId: string } | { kind: 'operator'; operatorTokenId: string };
 
 /**

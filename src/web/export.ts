@@ -1,4 +1,4 @@
-// Export of the shown view (issue 12 item 8): the address of `GET /api/v1/export` for the list's exact
+// Export of the shown view (B12): the address of `GET /api/v1/export` for the list's exact
 // filter, and the download itself — fetched with the session's token (a plain link cannot carry it) and
 // saved under the name the server gives.
 import type { MemoryFilter } from './queries.js';

@@ -1,5 +1,5 @@
 // The filter is part of the address (`/?q=funding&types=ema_handoff&last=24h`), so a view can be shared and
-// survives a reload (issue 12 item 4). Reading is lenient: a value the page would not produce is dropped,
+// survives a reload (B2). Reading is lenient: a value the page would not produce is dropped,
 // never an error page; the server checks what is sent anyway. Other parameters (`agent`) are kept.
 import { NO_FILTER, RUN_KINDS, parseDateRange, type BrowseFilter, type TimeFilter } from './filters.js';
 import type { RollingWindow, RunKind } from './queries.js';

@@ -1,5 +1,5 @@
 // The operator's filter (types, time, search, instruments, producers, run kinds, freshness) and how it
-// becomes the API's MemoryFilter / TimeWindowInput (B2, B3, issue 12 item 4).
+// becomes the API's MemoryFilter / TimeWindowInput (B2, B3).
 import { formatLocalDate } from './format.js';
 import type { Freshness, MemoryFilter, RollingWindow, RunKind, TimeWindowInput } from './queries.js';
 

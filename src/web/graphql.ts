@@ -39,14 +39,14 @@ export class NetworkError extends Error {
   }
 }
 
-const ENDED_REASON = /revoked|run \S+ is (SUCCEEDED|FAILED|CANCELLED)/;
+/** `extensions.reason` of a token that worked and stopped working (the server's TOKEN_ENDED, S6). */
+const ENDED = 'TOKEN_ENDED';
 
 /** Turns a list of GraphQL errors into the error the page acts on (auth errors win). */
 export function errorFromGraphQL(errors: readonly GraphQLErrorShape[]): AuthError | RequestError {
   for (const error of errors) {
     const code = error.extensions?.code;
-    // The server names the reason ("Not authenticated: operator token revoked", "… run … is SUCCEEDED").
-    if (code === 'UNAUTHENTICATED' && ENDED_REASON.test(error.message))
+    if (code === 'UNAUTHENTICATED' && error.extensions?.reason === ENDED)
       return new AuthError(error.message, 'ENDED');
     if (code === 'UNAUTHENTICATED' || code === 'FORBIDDEN') return new AuthError(error.message, code);
   }

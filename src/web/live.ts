@@ -8,6 +8,7 @@ import {
   type MemoryEdge,
   type MemoryFilter,
 } from './queries.js';
+import { CloseCode } from '../realtime/close-codes.js';
 
 /** When a failed subscription is tried again: after a dropped socket (backoff) or a server error. */
 export type RetryPlan =
@@ -45,10 +46,6 @@ function isGraphQLErrorList(value: unknown): value is GraphQLErrorShape[] {
   return Array.isArray(value) && value.every((item) => item && typeof item === 'object' && 'message' in item);
 }
 
-/** L4/S6: the server closes a socket whose token is unknown (4401) or stopped working (4403). */
-const CLOSE_UNAUTHORIZED = 4401;
-const CLOSE_FORBIDDEN = 4403;
-
 function closeCodeOf(error: unknown): number | null {
   if (typeof error !== 'object' || error === null || !('code' in error)) return null;
   return typeof error.code === 'number' ? error.code : null;
@@ -75,10 +72,10 @@ export function afterFailure(
   }
   const closeCode = closeCodeOf(error);
   // Reconnecting with the same token cannot succeed: back to sign-in with the reason.
-  if (closeCode === CLOSE_FORBIDDEN) {
+  if (closeCode === CloseCode.Forbidden) {
     return { signOut: new AuthError('The token was revoked or its run finished', 'ENDED') };
   }
-  if (closeCode === CLOSE_UNAUTHORIZED) {
+  if (closeCode === CloseCode.Unauthorized) {
     return { signOut: new AuthError('The token is unknown', 'UNAUTHENTICATED') };
   }
   return {

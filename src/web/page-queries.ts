@@ -1,4 +1,4 @@
-// The record page's and the Context tab's operations (issue 12 items 5, 6), with the shapes they return.
+// The record page's and the Context tab's operations (B6, C9), with the shapes they return.
 import { MEMORY_FIELDS, type Memory, type Provenance } from './queries.js';
 
 export interface Backlink {

@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { execute, parse, subscribe, type ExecutionResult } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UnauthenticatedError } from '../../src/domain/errors.js';
+import type { AuthFailure } from '../../src/auth/caller.js';
+import { TOKEN_ENDED, UnauthenticatedError } from '../../src/domain/errors.js';
 import { schema } from '../../src/schema/index.js';
 import type { GraphQLContext } from '../../src/schema/context.js';
 import { startHarness, type Harness } from '../support/harness.js';
@@ -169,10 +170,12 @@ const ROOT_CALLS: Record<string, string> = {
   freshnessTimeline:
     '{ freshnessTimeline(instrument: "ETH", from: "2026-03-02T00:00:00Z", to: "2026-03-02T01:00:00Z") { instrument } }',
   runChanged: 'subscription { runChanged { id } }',
+  instruments: '{ instruments { id } }',
+  syncInstruments: 'mutation { syncInstruments(meta: { universe: [] }) { unchanged } }',
 };
 
 /** A context without a caller whose services fail the test if anything calls them (reading a property is harmless). */
-function callerlessContext(authFailure: string | null): GraphQLContext {
+function callerlessContext(authFailure: AuthFailure | null): GraphQLContext {
   const untouchable: object = new Proxy(() => {}, {
     get: () => untouchable,
     apply: () => {
@@ -187,6 +190,7 @@ function callerlessContext(authFailure: string | null): GraphQLContext {
     endRequest: () => {},
     mcpListCall: false,
     events: untouchable as GraphQLContext['events'],
+    feeds: untouchable as GraphQLContext['feeds'],
     sharedLoads: untouchable as GraphQLContext['sharedLoads'],
     sessions: untouchable as GraphQLContext['sessions'],
     metrics: untouchable as GraphQLContext['metrics'],
@@ -196,7 +200,7 @@ function callerlessContext(authFailure: string | null): GraphQLContext {
   };
 }
 
-async function runWithoutCaller(document: string, authFailure: string | null): Promise<ExecutionResult> {
+async function runWithoutCaller(document: string, authFailure: AuthFailure | null): Promise<ExecutionResult> {
   const args = { schema, document: parse(document), contextValue: callerlessContext(authFailure) };
   const result = document.startsWith('subscription') ? await subscribe(args) : await execute(args);
   if (Symbol.asyncIterator in result) throw new Error('a subscription without a caller was accepted');
@@ -212,18 +216,22 @@ describe('S1: without a caller every root field is UNAUTHENTICATED with the reas
 
   for (const [field, document] of Object.entries(ROOT_CALLS)) {
     it(`S1: ${field} without a caller: UNAUTHENTICATED naming why, 401, the database untouched`, async () => {
-      for (const [failure, message] of [
-        ['run 0f0e is SUCCEEDED', 'Not authenticated: run 0f0e is SUCCEEDED'],
-        [null, 'Not authenticated: send Authorization: Bearer <token>'],
+      const finished: AuthFailure = { reason: 'inactive', detail: 'run 0f0e is SUCCEEDED' };
+      for (const [failure, message, ended] of [
+        [finished, 'Not authenticated: run 0f0e is SUCCEEDED', { reason: TOKEN_ENDED }],
+        [{ reason: 'unknown' }, 'Not authenticated: unknown token', {}],
+        [null, 'Not authenticated: send Authorization: Bearer <token>', {}],
       ] as const) {
         const result = await runWithoutCaller(document, failure);
         expect(result.errors?.map((error) => [error.message, error.path])).toEqual([[message, [field]]]);
         const original = result.errors?.[0]?.originalError;
         expect(original).toBeInstanceOf(UnauthenticatedError);
         // What error masking puts on the wire (server.ts: a ServiceError keeps its own extensions).
+        // An ended session says so in `reason` (S6), which the page reads instead of the message.
         expect((original as UnauthenticatedError).extensions()).toEqual({
           code: 'UNAUTHENTICATED',
           http: { status: 401 },
+          ...ended,
         });
       }
     });

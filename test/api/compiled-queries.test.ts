@@ -1,4 +1,4 @@
-// Issue 14 item 3: compiled queries (src/http/compiled-queries.ts) answer exactly what the reference
+// G1: compiled queries (src/http/compiled-queries.ts) answer exactly what the reference
 // executor answers — data, errors, paths, locations, codes and HTTP status — for the operator page's
 // own documents and for every kind of refusal. Two servers on one database: one compiling every query
 // on its first run (as every other API test does), one never compiling.
@@ -138,7 +138,7 @@ async function counters(
 /** The compiling server's counters. */
 const executions = () => counters(h.server);
 
-describe('compiled queries answer as the reference executor does (issue 14 item 3)', () => {
+describe('compiled queries answer as the reference executor does (G1)', () => {
   const cases: [string, () => [Record<string, unknown>, string | null]][] = [
     [
       'the first page with type counts',
@@ -249,7 +249,7 @@ describe('compiled queries answer as the reference executor does (issue 14 item 
     ],
   ];
   for (const [label, request] of cases) {
-    it(`issue 14: ${label}`, async () => {
+    it(`G1: ${label}`, async () => {
       const [body, token] = request();
       const before = await executions();
       const { compiled, plain } = await bothAnswer(body, token);
@@ -263,7 +263,7 @@ describe('compiled queries answer as the reference executor does (issue 14 item 
     });
   }
 
-  it('issue 14: the cases cover answers and refusals alike', async () => {
+  it('G1: the cases cover answers and refusals alike', async () => {
     let refused = 0;
     for (const [, request] of cases) {
       const [body, token] = request();
@@ -274,7 +274,7 @@ describe('compiled queries answer as the reference executor does (issue 14 item 
     expect(cases.length - refused).toBeGreaterThanOrEqual(9);
   });
 
-  it('issue 14: by default a document compiles on its second run (a one-off never pays for compiling)', async () => {
+  it('G1: by default a document compiles on its second run (a one-off never pays for compiling)', async () => {
     const server = serverOnSameDatabase({});
     try {
       for (let i = 0; i < 3; i++) expect((await ask(server, '{ memoryTypes { type } }')).status).toBe(200);
@@ -285,7 +285,7 @@ describe('compiled queries answer as the reference executor does (issue 14 item 
     }
   });
 
-  it('issue 14: the least recently used compiled documents are dropped beyond the field budget', async () => {
+  it('G1: the least recently used compiled documents are dropped beyond the field budget', async () => {
     // Each document selects 3 fields: a budget of 5 holds one of them, a budget of 6 both.
     for (const [budget, compilations] of [
       [5, 3],
@@ -306,7 +306,7 @@ describe('compiled queries answer as the reference executor does (issue 14 item 
     }
   });
 
-  it('issue 14: operations with variable defaults and anonymous requests are never compiled', async () => {
+  it('G1: operations with variable defaults and anonymous requests are never compiled', async () => {
     // graphql-jit would hand the resolver a DateTime default as a string, where graphql-js gives a Date.
     const withDefault = `query($at: DateTime = "2026-03-02T10:00:30Z") { tradingContext(instrument: "ETH", at: $at) { at entries { memoryId } } }`;
     const start = await executions();

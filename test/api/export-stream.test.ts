@@ -1,4 +1,4 @@
-// Issue 12 item 8, streaming: one page read per page the client takes (backpressure), no reads after
+// B12, streaming: one page read per page the client takes (backpressure), no reads after
 // the client leaves, a consistent view while records are added (B4), and a database failure that
 // fails the download instead of ending it like a complete file (logged at error without content, S4);
 // S10: revoking the export's token or finishing its run cuts it within a second.
@@ -84,8 +84,8 @@ function resetReads(agent: AgentFixture) {
   pageReads.set(agent.agentId, 0);
 }
 
-describe('issue 12 item 8: streamed page by page', () => {
-  it('issue 12 item 8 / B4: records written while an export is read neither appear in it nor shift it', async () => {
+describe('B12: streamed page by page', () => {
+  it('B12, B4: records written while an export is read neither appear in it nor shift it', async () => {
     const expected = await memoriesIds(h, small.operatorToken, null);
     resetReads(small);
     const response = await getExport(h, 'format=ndjson', small.operatorToken);
@@ -113,7 +113,7 @@ describe('issue 12 item 8: streamed page by page', () => {
     expect(readsOf(small)).toBe(SMALL_RECORDS / EXPORT_PAGE_SIZE);
   });
 
-  it('issue 12 item 8: a client that stops reading holds the export — the database is not read ahead of it (backpressure)', async () => {
+  it('B12: a client that stops reading holds the export — the database is not read ahead of it (backpressure)', async () => {
     resetReads(large);
     const pages = LARGE_RECORDS / EXPORT_PAGE_SIZE;
     const { response, received } = await openOverSocket('format=ndjson', large);
@@ -126,8 +126,8 @@ describe('issue 12 item 8: streamed page by page', () => {
   }, 60_000);
 });
 
-describe('issue 12 item 8: the client leaves', () => {
-  it('issue 12 item 8: a client that disconnects stops the database reads (over a socket)', async () => {
+describe('B12: the client leaves', () => {
+  it('B12: a client that disconnects stops the database reads (over a socket)', async () => {
     resetReads(small);
     beforePage = (agentId) => (agentId === small.agentId ? sleep(100) : undefined);
     const from = logLines.length;
@@ -149,7 +149,7 @@ describe('issue 12 item 8: the client leaves', () => {
     }
   });
 
-  it('issue 12 item 8: a reader that cancels the body (in-process) stops the database reads', async () => {
+  it('B12: a reader that cancels the body (in-process) stops the database reads', async () => {
     resetReads(small);
     const response = await getExport(h, 'format=ndjson', small.operatorToken);
     const reader = response.body!.getReader();
@@ -160,7 +160,7 @@ describe('issue 12 item 8: the client leaves', () => {
     expect(atCancel).toBeLessThanOrEqual(2);
   });
 
-  it("issue 12 item 8: a request aborted while its body waits unread ends the export (the request's signal)", async () => {
+  it("B12: a request aborted while its body waits unread ends the export (the request's signal)", async () => {
     resetReads(small);
     const from = logLines.length;
     const abort = new AbortController();
@@ -209,7 +209,7 @@ describe('S8: exports per token are bounded', () => {
   }, 60_000);
 });
 
-describe('issue 12 item 8: the database fails', () => {
+describe('B12: the database fails', () => {
   const failOnRead = (failing: number) => {
     beforePage = (agentId, read) => {
       if (agentId === small.agentId && read === failing)
@@ -217,7 +217,7 @@ describe('issue 12 item 8: the database fails', () => {
     };
   };
 
-  it('issue 12 item 8: mid-stream, the connection is cut — the download fails, never a short file that looks complete; logged at error without content (S4)', async () => {
+  it('B12: mid-stream, the connection is cut — the download fails, never a short file that looks complete; logged at error without content (S4)', async () => {
     resetReads(small);
     failOnRead(3);
     const consoleError = vi.spyOn(console, 'error');
@@ -244,7 +244,7 @@ describe('issue 12 item 8: the database fails', () => {
     }
   });
 
-  it('issue 12 item 8: mid-stream in-process, the body errors instead of ending', async () => {
+  it('B12: mid-stream in-process, the body errors instead of ending', async () => {
     resetReads(small);
     failOnRead(2);
     try {
@@ -256,7 +256,7 @@ describe('issue 12 item 8: the database fails', () => {
     }
   });
 
-  it('issue 12 item 8 / W5: before the first byte ⇒ 500 with the generic body', async () => {
+  it('B12, W5: before the first byte ⇒ 500 with the generic body', async () => {
     resetReads(small);
     failOnRead(1);
     try {
@@ -268,7 +268,7 @@ describe('issue 12 item 8: the database fails', () => {
     }
   });
 
-  it('issue 12 item 8: exports are counted by format and outcome (/metrics)', async () => {
+  it('B12: exports are counted by format and outcome (/metrics)', async () => {
     const metrics = await (await h.fetch('/metrics')).text();
     for (const outcome of ['complete', 'cancelled', 'failed', 'internal_error']) {
       expect(metrics).toMatch(

@@ -1,4 +1,4 @@
-// Issue 12 item 8: GET /api/v1/export — the caller's filtered view as NDJSON or CSV, newest first,
+// B12: GET /api/v1/export — the caller's filtered view as NDJSON or CSV, newest first,
 // equal to the `memories` pages; S1 access like `memories`; 400 naming the parameter; S2 headers.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,8 +59,8 @@ afterAll(async () => {
 // S13: the cells the export neutralises, as a parser reads them back.
 const guarded = (cell: string) => (/^[=+\-@\t\r]|[,;\t][=+\-@\t\r]/.test(cell) ? `'${cell}` : cell);
 
-describe('issue 12 item 8: the export equals the memories pages', () => {
-  it('issue 12 item 8: NDJSON of 1,000 records is the memories pages concatenated (same order, same ids), one REST record view a line', async () => {
+describe('B12: the export equals the memories pages', () => {
+  it('B12: NDJSON of 1,000 records is the memories pages concatenated (same order, same ids), one REST record view a line', async () => {
     const expected = await memoriesIds(h, fx.operatorToken, null);
     expect(expected).toHaveLength(RECORDS);
     const response = await getExport(h, 'format=ndjson', fx.operatorToken);
@@ -91,7 +91,7 @@ describe('issue 12 item 8: the export equals the memories pages', () => {
     for (const content of AWKWARD_CONTENTS) expect(contents.has(content), JSON.stringify(content)).toBe(true);
   });
 
-  it('issue 12 item 8: a record written through POST /api/v1/memories exports as exactly its REST view', async () => {
+  it('B12: a record written through POST /api/v1/memories exports as exactly its REST view', async () => {
     h.clock.set('2026-03-20T00:00:01.000Z');
     const response = await h.fetch('/api/v1/memories', {
       method: 'POST',
@@ -115,7 +115,7 @@ describe('issue 12 item 8: the export equals the memories pages', () => {
     h.clock.set(NOW);
   });
 
-  it('issue 12 item 8: CSV has the header row and the same records in the same order; a real CSV parser (PostgreSQL COPY) reads every field back', async () => {
+  it('B12: CSV has the header row and the same records in the same order; a real CSV parser (PostgreSQL COPY) reads every field back', async () => {
     const ndjson = ndjsonRecords(await (await getExport(h, 'format=ndjson', fx.operatorToken)).text());
     const response = await getExport(h, 'format=csv', fx.operatorToken);
     const text = await response.text();
@@ -150,7 +150,7 @@ describe('issue 12 item 8: the export equals the memories pages', () => {
     }
   });
 
-  it('issue 12 item 8: CSV formula injection — cells starting with = + - @ tab or CR get a leading quote, nothing else changes', async () => {
+  it('S13: CSV formula injection — cells starting with = + - @ tab or CR get a leading quote, nothing else changes', async () => {
     const rows = await parseCsv(await (await getExport(h, 'format=csv', fx.operatorToken)).text());
     const cells = new Set(rows.map((row) => row.content));
     expect(cells).toContain(`'=HYPERLINK("http://evil.example","click")`);
@@ -187,7 +187,7 @@ describe('issue 12 item 8: the export equals the memories pages', () => {
     expect(cells).toEqual([...risky.map((content) => `'${content}`), 'safe; text', 'a=b;c'].sort());
   });
 
-  it('issue 12 item 8: an empty view is an empty NDJSON body and a CSV of the header row only', async () => {
+  it('B12: an empty view is an empty NDJSON body and a CSV of the header row only', async () => {
     const filter = 'types=no_such_type';
     expect(await (await getExport(h, `format=ndjson&${filter}`, fx.operatorToken)).text()).toBe('');
     expect(await (await getExport(h, `format=csv&${filter}`, fx.operatorToken)).text()).toBe(
@@ -196,7 +196,7 @@ describe('issue 12 item 8: the export equals the memories pages', () => {
   });
 });
 
-describe('issue 12 item 8 / B4: one consistent view', () => {
+describe('B12, B4: one consistent view', () => {
   it('B4: a record committed during the export, even one older than the pages still to come (an import), is not in it', async () => {
     const agent = await createAgentFixture(h, { instruments: ['BTC'] });
     await importRecords(h, { agentId: agent.agentId, count: 250, start: START, stepMs: 60_000 });
@@ -226,11 +226,11 @@ describe('issue 12 item 8 / B4: one consistent view', () => {
   });
 });
 
-describe('issue 12 item 8: filters are the memories filter (B2, B3)', () => {
+describe('B12: filters are the memories filter (B2, B3)', () => {
   const exportedIds = async (query: string, token = fx.operatorToken) =>
     ndjsonRecords(await (await getExport(h, `format=ndjson&${query}`, token)).text()).map((r) => r.id);
 
-  it('issue 12 item 8: types (comma-separated) select what memories selects', async () => {
+  it('B12: types (comma-separated) select what memories selects', async () => {
     const expected = await memoriesIds(h, fx.operatorToken, { types: ['ema_handoff', 'regime_shift'] });
     expect(expected.length).toBe(RECORDS / 2);
     expect(await exportedIds('types=ema_handoff,regime_shift')).toEqual(expected);
@@ -240,7 +240,7 @@ describe('issue 12 item 8: filters are the memories filter (B2, B3)', () => {
     expect(rows.map((row) => row.id)).toEqual(expected);
   });
 
-  it('issue 12 item 8: rolling=LAST_24H is the last 24 hours at the request instant', async () => {
+  it('B12: rolling=LAST_24H is the last 24 hours at the request instant', async () => {
     h.clock.set('2026-03-06T12:00:00.000Z');
     try {
       const expected = await memoriesIds(h, fx.operatorToken, { window: { rolling: 'LAST_24H' } });
@@ -252,7 +252,7 @@ describe('issue 12 item 8: filters are the memories filter (B2, B3)', () => {
     }
   });
 
-  it('issue 12 item 8: from_date/to_date are local dates in time_zone (America/New_York 2026-03-08 is 23 hours), with types', async () => {
+  it('B12: from_date/to_date are local dates in time_zone (America/New_York 2026-03-08 is 23 hours), with types', async () => {
     const window = { fromDate: '2026-03-08', toDate: '2026-03-08', timeZone: 'America/New_York' };
     const expected = await memoriesIds(h, fx.operatorToken, { types: ['position_note'], window });
     const query = 'types=position_note&from_date=2026-03-08&to_date=2026-03-08&time_zone=America%2FNew_York';
@@ -289,9 +289,9 @@ const MORE_FILTERS: [field: string, query: () => string, filter: () => Record<st
   ],
 ];
 
-describe('issue 12 item 8: every MemoryFilter field is passed through', () => {
+describe('B12: every MemoryFilter field is passed through', () => {
   for (const [field, query, filter] of MORE_FILTERS) {
-    it(`issue 12 item 8: ${field} selects what memories selects`, async () => {
+    it(`B12: ${field} selects what memories selects`, async () => {
       const expected = await memoriesIds(h, fx.operatorToken, filter());
       const all = await memoriesIds(h, fx.operatorToken, null);
       // The data makes every filter narrow the view (an ignored parameter would export everything).
@@ -362,7 +362,7 @@ describe('S1: who may export', () => {
   });
 });
 
-describe('issue 12 item 8: bad parameters ⇒ 400 naming the parameter, before any record', () => {
+describe('B12: bad parameters ⇒ 400 naming the parameter, before any record', () => {
   const cases: [query: string, field: string][] = [
     ['', 'format'],
     ['format=xml', 'format'],
@@ -387,7 +387,7 @@ describe('issue 12 item 8: bad parameters ⇒ 400 naming the parameter, before a
     ['format=csv&types=a%00b', 'types'],
   ];
   for (const [query, field] of cases) {
-    it(`issue 12 item 8: ?${query.slice(0, 60)} ⇒ 400 field ${field}`, async () => {
+    it(`B12: ?${query.slice(0, 60)} ⇒ 400 field ${field}`, async () => {
       const response = await getExport(h, query, fx.operatorToken);
       expect(response.status).toBe(400);
       expect(response.headers.get('content-type')).toMatch(/^application\/json/);
@@ -411,7 +411,7 @@ describe('issue 12 item 8: bad parameters ⇒ 400 naming the parameter, before a
     ).toBe(200);
   });
 
-  it('issue 12 item 8: other methods ⇒ 405', async () => {
+  it('B12: other methods ⇒ 405', async () => {
     const response = await h.fetch('/api/v1/export?format=csv', {
       method: 'POST',
       headers: { authorization: `Bearer ${fx.operatorToken}`, 'content-type': 'application/json' },

@@ -88,6 +88,8 @@ const ACCESS = {
   // The caller's own agent filtered by a producer of `d`: another agent's producer matches nothing.
   'memories:producerIds':  [UNA, UNA,    [ok, EMP],  [ok, EMP],  [ok, EMP],  [ok, EMP],  FBD,        [ok, EMP],  UNA,      UNA],
   'memoryTypes:producerIds':[UNA, UNA,   [ok, EMP],  [ok, EMP],  [ok, EMP],  [ok, EMP],  FBD,        [ok, EMP],  UNA,      UNA],
+  // M11: the instrument catalog is reference data (D1): every token reads it.
+  instruments:             [UNA, UNA,    ok,         ok,         ok,         ok,         ok,         ok,         UNA,      UNA],
   tradingContext:          [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  [ok, FBD],  [ok, FBD],  [ok, FBD],  UNA,      UNA],
   // B8–B10: the desk's reads, like tradingContext for operators and Review runs; not Analysis or Trading runs.
   producerHealth:          [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  FBD,        FBD,        [ok, FBD],  UNA,      UNA],
@@ -97,13 +99,14 @@ const ACCESS = {
   // Writes: runs only; a link to the other agent's record is the same 422 as a nonexistent one (W4).
   createMemory:            [UNA, UNA,    FBD,        FBD,        FBD,        [ok, LNK],  [ok, LNK],  [ok, LNK],  UNA,      UNA],
   'POST /api/v1/memories': [UNA, UNA,    FBD,        FBD,        FBD,        [ok, LNK],  [ok, LNK],  [ok, LNK],  UNA,      UNA],
-  // The export reads what `memories` reads (issue 12 item 8); foreign = agent_id of the other agent.
+  // The export reads what `memories` reads (B12); foreign = agent_id of the other agent.
   'GET /api/v1/export':    [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  [ok, FBD],  FBD,        [ok, FBD],  UNA,      UNA],
   // W8: an idempotency key of the other agent's producer is simply a new key (a new record, never theirs).
   'createMemory:key':      [UNA, UNA,    FBD,        FBD,        FBD,        ok,         ok,         ok,         UNA,      UNA],
   // The scheduler's operations: admin token only.
   createAgent:             [UNA, UNA,    ok,         FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
   upsertInstrument:        [UNA, UNA,    ok,         FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
+  syncInstruments:         [UNA, UNA,    ok,         FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
   setAgentInstruments:     [UNA, UNA,    ok,         FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
   createProducer:          [UNA, UNA,    ok,         FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
   setProducerEnabled:      [UNA, UNA,    ok,         FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
@@ -121,6 +124,7 @@ const ACCESS = {
   runChanged:              [UNA, UNA,    ok,         [ok, FBD],  [ok, FBD],  FBD,        FBD,        FBD,        UNA,      UNA],
   // MCP tools (POST /mcp, tools/call): role-scoped like the fields they run; the admin token has no tool.
   'POST /mcp write_memory':          [UNA, UNA,    NOT,        NOT,        NOT,        [ok, LNK],  [ok, LNK],  [ok, LNK],  UNA,      UNA],
+  'POST /mcp list_instruments':      [UNA, UNA,    NOT,        ok,         ok,         ok,         ok,         ok,         UNA,      UNA],
   'POST /mcp get_trading_context':   [UNA, UNA,    NOT,        ok,         ok,         ok,         ok,         ok,         UNA,      UNA],
   'POST /mcp list_memories':         [UNA, UNA,    NOT,        ok,         ok,         ok,         NOT,        ok,         UNA,      UNA],
   'POST /mcp list_memory_types':     [UNA, UNA,    NOT,        ok,         ok,         ok,         NOT,        ok,         UNA,      UNA],
@@ -244,6 +248,7 @@ const CALLS: Record<Exclude<Operation, `${string} /${string}`>, GraphQLCall> = {
     document: 'query($a: UUID, $f: MemoryFilter) { memoryTypes(agentId: $a, filter: $f) { type count } }',
     variables: (d, _side, own) => ({ a: own.agentId, f: { producerIds: [d.adhocProducerId] } }),
   },
+  instruments: { document: '{ instruments { id active } }' },
   tradingContext: {
     document: `query($a: UUID) { tradingContext(agentId: $a, instrument: "ETH") {
       agentId entries { memoryId research { content } } corrections { memoryId } learnings { id } } }`,
@@ -302,6 +307,11 @@ const CALLS: Record<Exclude<Operation, `${string} /${string}`>, GraphQLCall> = {
   },
   upsertInstrument: {
     document: 'mutation { upsertInstrument(input: { id: "ETH", active: true }) { id active } }',
+  },
+  // A builder dex of its own, so the world's main-dex instruments stay active for the other rows.
+  syncInstruments: {
+    document: 'mutation($m: JSON!) { syncInstruments(meta: $m, dex: "mx") { added unchanged } }',
+    variables: () => ({ m: { universe: [{ name: 'mx:AAA', szDecimals: 2, maxLeverage: 5 }] } }),
   },
   setAgentInstruments: {
     document:
@@ -413,6 +423,7 @@ const ROUTES: Record<Extract<Operation, `${string} /${string}`>, RestCall> = {
     ...mcpRoute('write_memory', (d) => writeLinkingTo(d, 'MCP')),
     writesForCaller: true,
   },
+  'POST /mcp list_instruments': mcpRoute('list_instruments', () => ({})),
   'POST /mcp get_trading_context': mcpRoute('get_trading_context', () => ({ instrument: 'ETH' })),
   'POST /mcp list_memories': mcpRoute('list_memories', () => ({ first: 10 })),
   'POST /mcp list_memory_types': mcpRoute('list_memory_types', () => ({})),
@@ -450,12 +461,15 @@ function transportsOf(operation: Operation): Transport[] {
 const AGENT_FREE: readonly Operation[] = [
   'viewer',
   'agents',
+  'instruments',
+  'POST /mcp list_instruments',
   'POST /mcp get_trading_context',
   'POST /mcp list_memories',
   'POST /mcp list_memory_types',
   'POST /mcp get_producer_health',
   'createAgent',
   'upsertInstrument',
+  'syncInstruments',
   'GET /healthz',
   'GET /readyz',
   'GET /metrics',

@@ -6,6 +6,7 @@ import { EVERY_RECORD } from '../../src/domain/memory-filter.js';
 import { createMemoryEvents, type GapListener, type MemoryEvents } from '../../src/realtime/events.js';
 import { memoryAddedStream, type AddedRecord } from '../../src/realtime/memory-added.js';
 import { createAgentFixture, startHarness, startRun, writeOk, type Harness } from '../support/harness.js';
+import { AgentFeeds } from '../../src/realtime/agent-feed.js';
 
 /** In-process events whose publishes can be dropped (as while Redis is away) and that can signal a gap. */
 function lossyEvents(): MemoryEvents & { dropping: boolean; gap(): void } {
@@ -63,7 +64,7 @@ describe('catch-up after a gap (L2, L3)', () => {
     await write('before the subscription'); // older than the subscription: never delivered
     const stream = memoryAddedStream({
       db: h.db,
-      events,
+      feeds: new AgentFeeds(h.db, events),
       agentId,
       filter: EVERY_RECORD,
       afterSeq: null,
@@ -103,7 +104,7 @@ describe('revocation during a replay (S6)', () => {
     let watching = false;
     const stream = memoryAddedStream({
       db: h.db,
-      events,
+      feeds: new AgentFeeds(h.db, events),
       agentId,
       filter: EVERY_RECORD,
       afterSeq: 0,
@@ -135,7 +136,7 @@ describe('revocation during a replay (S6)', () => {
     };
     const stream = memoryAddedStream({
       db: h.db,
-      events: counting,
+      feeds: new AgentFeeds(h.db, counting),
       agentId,
       filter: EVERY_RECORD,
       afterSeq: null,

@@ -1,4 +1,4 @@
-// Issue 12 item 4 with L1/B5: memoryAdded with each new filter field (instruments, producers, run
+// B2 with L1/B5: memoryAdded with each new filter field (instruments, producers, run
 // kinds, freshness, search text) delivers exactly the records the list shows, in commit order, over
 // real WebSockets and SSE; a search is asked of the database once per record for all its texts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,13 @@ import {
   type AgentFixture,
   type Harness,
 } from '../support/harness.js';
-import { subscribeSse, subscribeWs, wsClient, type LiveSubscription } from '../support/live.js';
+import {
+  subscribeSse,
+  subscribeWs,
+  wsClient,
+  type LiveSubscription,
+  settleOpenSubscriptions,
+} from '../support/live.js';
 import { StatementRecorder } from '../support/statement-recorder.js';
 
 const recorder = new StatementRecorder();
@@ -31,15 +37,9 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function openSubscriptions(): Promise<number> {
-  const text = await (await h.fetch('/metrics')).text();
-  return Number(/^memory_subscriptions_open (\d+)$/m.exec(text)?.[1]);
-}
-
 /** Until exactly `count` subscriptions are open (joined their feed; earlier ones ended), at most 5 s. */
 async function joined(count: number): Promise<void> {
-  for (let tries = 0; tries < 100 && (await openSubscriptions()) !== count; tries++) await sleep(50);
-  expect(await openSubscriptions()).toBe(count);
+  expect(await settleOpenSubscriptions(h.fetch, count)).toBe(count);
 }
 
 /** An agent with its runs: unscheduled Analysis, Trading, Review, and a scheduled Analysis run whose records are stale at birth. */
@@ -69,7 +69,7 @@ async function listed(fx: AgentFixture, filter: Record<string, unknown>, written
 const idsOf = (sub: LiveSubscription) => sub.edges.map((e) => e.node.id);
 const seqsOf = (sub: LiveSubscription) => sub.edges.map((e) => decodeCursor(e.cursor)!.seq!);
 
-describe('memoryAdded with the new filter fields (issue 12 item 4, L1, B5)', () => {
+describe('memoryAdded with the new filter fields (B2, L1, B5)', () => {
   it('L1: each field and their combinations deliver exactly the matching records, in order, as the list shows them', async () => {
     const { fx, adhoc, trading, review, stale } = await agentWithRuns();
     const cases: Record<string, { filter: Record<string, unknown>; expected: string[] }> = {
@@ -219,7 +219,7 @@ describe('memoryAdded with the new filter fields (issue 12 item 4, L1, B5)', () 
     await client.dispose();
   });
 
-  it('issue 12 item 4: one search statement per record answers every text its subscribers search', async () => {
+  it('B11: one search statement per record answers every text its subscribers search', async () => {
     const { fx, adhoc } = await agentWithRuns();
     const client = wsClient(base, fx.operatorToken);
     const subs = [
@@ -243,7 +243,7 @@ describe('memoryAdded with the new filter fields (issue 12 item 4, L1, B5)', () 
     await client.dispose();
   });
 
-  it('issue 12 item 4: a bad filter field ends the subscription with BAD_USER_INPUT naming it', async () => {
+  it('B2: a bad filter field ends the subscription with BAD_USER_INPUT naming it', async () => {
     const { fx } = await agentWithRuns();
     const client = wsClient(base, fx.operatorToken);
     for (const [filter, field] of [

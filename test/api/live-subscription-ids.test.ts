@@ -5,10 +5,7 @@
 // operation under it is still in flight (close 4409, as graphql-ws does for an id it knows), and
 // ends every subscription with its socket.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CLOSE_SUBSCRIBER_EXISTS,
-  MAX_SUBSCRIPTIONS_PER_SOCKET,
-} from '../../src/realtime/socket-operations.js';
+import { MAX_SUBSCRIPTIONS_PER_SOCKET } from '../../src/realtime/socket-operations.js';
 import { createMemoryEvents } from '../../src/realtime/events.js';
 import {
   ADMIN_TOKEN,
@@ -20,6 +17,8 @@ import {
   type Harness,
 } from '../support/harness.js';
 import { countingListeners, RawSocket } from '../support/raw-ws.js';
+import { openSubscriptions, settleOpenSubscriptions } from '../support/live.js';
+import { CloseCode } from '../../src/realtime/close-codes.js';
 
 const QUERY = `subscription($agentId: UUID, $filter: MemoryFilter, $after: String) {
   memoryAdded(agentId: $agentId, filter: $filter, after: $after) { cursor node { id agentId type } }
@@ -52,40 +51,25 @@ afterAll(async () => {
 const write = (fx: { run: string }, type: string) =>
   writeOk(h, fx.run, { type, scope: 'AGENT', content: type });
 
-async function openSubscriptions(): Promise<number> {
-  const text = await (await h.fetch('/metrics')).text();
-  return Number(/^memory_subscriptions_open (\d+)$/m.exec(text)?.[1]);
-}
-
-/** Polls (at most 3 s) until the gauge of open subscriptions is `count`; returns what it last read. */
-async function settleOpenSubscriptions(count: number): Promise<number> {
-  let open = await openSubscriptions();
-  for (let tries = 0; tries < 60 && open !== count; tries++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    open = await openSubscriptions();
-  }
-  return open;
-}
-
 describe('subscription ids reused on one socket (L1, L4)', () => {
   it('L1, L4: complete + subscribe with the same id during set-up closes the socket with 4409; nothing is delivered under the id and nothing is left running', async () => {
-    const before = await openSubscriptions();
+    const before = await openSubscriptions(h.fetch);
     const socket = await RawSocket.open(base, ADMIN_TOKEN);
     // One burst: the first operation is still resolving its caller when the other two arrive.
     socket.subscribe('s', QUERY, { agentId: x.agentId });
     socket.complete('s');
     socket.subscribe('s', QUERY, { agentId: y.agentId });
     await socket.until(() => socket.closeCode !== null, 'the close');
-    expect(socket.closeCode).toBe(CLOSE_SUBSCRIBER_EXISTS);
+    expect(socket.closeCode).toBe(CloseCode.SubscriberAlreadyExists);
     await write(x, 'for_x');
     await write(y, 'for_y');
     expect(socket.nodeIds('s')).toEqual([]);
-    expect(await settleOpenSubscriptions(before)).toBe(before);
+    expect(await settleOpenSubscriptions(h.fetch, before, 3_000)).toBe(before);
     expect(listeners()).toBe(0);
   });
 
   it(`L4: at most ${MAX_SUBSCRIPTIONS_PER_SOCKET} subscriptions run on one socket, however the client reuses ids`, async () => {
-    const before = await openSubscriptions();
+    const before = await openSubscriptions(h.fetch);
     const socket = await RawSocket.open(base, x.operatorToken);
     for (let i = 0; i < MAX_SUBSCRIPTIONS_PER_SOCKET + 10; i++) {
       socket.subscribe('same', QUERY);
@@ -93,24 +77,24 @@ describe('subscription ids reused on one socket (L1, L4)', () => {
     }
     socket.subscribe('same', QUERY);
     await socket.until(() => socket.closeCode !== null, 'the close');
-    expect(socket.closeCode).toBe(CLOSE_SUBSCRIBER_EXISTS);
-    expect(await settleOpenSubscriptions(before)).toBe(before);
+    expect(socket.closeCode).toBe(CloseCode.SubscriberAlreadyExists);
+    expect(await settleOpenSubscriptions(h.fetch, before, 3_000)).toBe(before);
     expect(listeners()).toBe(0);
   });
 
   it('L1, L4: an id used again only after its subscription ended works; a reuse while it is ending closes with 4409 and sends no stray complete', async () => {
-    const before = await openSubscriptions();
+    const before = await openSubscriptions(h.fetch);
     const socket = await RawSocket.open(base, ADMIN_TOKEN);
     const typed = (type: string) => ({ agentId: x.agentId, filter: { types: [type] } });
     socket.subscribe('r', QUERY, typed('old'));
-    expect(await settleOpenSubscriptions(before + 1)).toBe(before + 1);
+    expect(await settleOpenSubscriptions(h.fetch, before + 1, 3_000)).toBe(before + 1);
     const old = await write(x, 'old');
     await socket.until(() => socket.nodeIds('r').includes(old.id), 'the old subscription’s record');
     // Completed and ended on the server: the id is free again.
     socket.complete('r');
-    expect(await settleOpenSubscriptions(before)).toBe(before);
+    expect(await settleOpenSubscriptions(h.fetch, before, 3_000)).toBe(before);
     socket.subscribe('r', QUERY, typed('new'));
-    expect(await settleOpenSubscriptions(before + 1)).toBe(before + 1);
+    expect(await settleOpenSubscriptions(h.fetch, before + 1, 3_000)).toBe(before + 1);
     const fresh = await write(x, 'new');
     await socket.until(() => socket.nodeIds('r').includes(fresh.id), 'the new record');
     expect(socket.messages.filter((m) => m.id === 'r').map((m) => m.type)).toEqual(['next', 'next']);
@@ -118,9 +102,9 @@ describe('subscription ids reused on one socket (L1, L4)', () => {
     socket.complete('r');
     socket.subscribe('r', QUERY, typed('new'));
     await socket.until(() => socket.closeCode !== null, 'the close');
-    expect(socket.closeCode).toBe(CLOSE_SUBSCRIBER_EXISTS);
+    expect(socket.closeCode).toBe(CloseCode.SubscriberAlreadyExists);
     expect(socket.messages.filter((m) => m.id === 'r').map((m) => m.type)).toEqual(['next', 'next']);
-    expect(await settleOpenSubscriptions(before)).toBe(before);
+    expect(await settleOpenSubscriptions(h.fetch, before, 3_000)).toBe(before);
     expect(listeners()).toBe(0);
   });
 });

@@ -4,10 +4,8 @@
 // fan-out group, agent feed or event listener is left.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Socket } from 'node:net';
-import { feedsOf } from '../../src/realtime/agent-feed.js';
 import { createMemoryEvents, type MemoryEvents } from '../../src/realtime/events.js';
-import { Fanout } from '../../src/realtime/shared-subscribe.js';
-import { CLOSE_FORBIDDEN, CLOSE_SLOW_CONSUMER } from '../../src/realtime/ws-server.js';
+
 import {
   ADMIN_TOKEN,
   createAgentFixture,
@@ -17,8 +15,9 @@ import {
   type AgentFixture,
   type Harness,
 } from '../support/harness.js';
-import { subscribeSse } from '../support/live.js';
+import { subscribeSse, openSubscriptions } from '../support/live.js';
 import { countingListeners, RawSocket } from '../support/raw-ws.js';
+import { CloseCode } from '../../src/realtime/close-codes.js';
 
 const QUERY = `subscription($a: UUID, $after: String) { memoryAdded(agentId: $a, after: $after) { cursor node { id content } } }`;
 
@@ -27,17 +26,8 @@ let base: string;
 let events: MemoryEvents;
 let listeners: () => number;
 let fx: AgentFixture & { run: string };
-/** The server's fan-out, caught when its first member joins (its maps are private). */
-let fanout: { groups: Map<string, unknown> } | undefined;
 
 beforeAll(async () => {
-  // Catches the server's fan-out (its maps are private) when its first member joins.
-  const proto = Fanout.prototype as unknown as { run: (...args: unknown[]) => unknown };
-  const run = proto.run;
-  vi.spyOn(proto, 'run').mockImplementation(function (this: unknown, ...args: unknown[]) {
-    fanout = this as typeof fanout;
-    return run.apply(this, args);
-  });
   const counting = countingListeners(createMemoryEvents());
   events = counting.events;
   listeners = counting.open;
@@ -64,17 +54,12 @@ async function newestCursor(): Promise<string> {
   return page.memories.edges[0]!.cursor;
 }
 
-async function openSubscriptions(): Promise<number> {
-  const text = await (await h.fetch('/metrics')).text();
-  return Number(/^memory_subscriptions_open (\d+)$/m.exec(text)?.[1]);
-}
-
 /** Polls (at most 3 s) until nothing of a subscription is left; returns what is left. */
 async function leftovers() {
   const read = async () => ({
-    subscriptions: await openSubscriptions(),
-    groups: fanout?.groups.size ?? 0,
-    feeds: (feedsOf(h.db, events) as unknown as { feeds: Map<string, unknown> }).feeds.size,
+    subscriptions: await openSubscriptions(h.fetch),
+    groups: h.server.fanout.groupCount,
+    feeds: h.server.feeds.size,
     listeners: listeners(),
   });
   let left = await read();
@@ -112,7 +97,7 @@ describe('revocation and slow consumers (S6, L4)', () => {
     await socket.until(() => socket.closeCode !== null, 'the close');
     await sse.closed;
 
-    expect(socket.closeCode).toBe(CLOSE_FORBIDDEN);
+    expect(socket.closeCode).toBe(CloseCode.Forbidden);
     expect(socket.nodeIds('1')).toEqual([before.id]);
     expect(sse.edges.map((edge) => edge.node.id)).toEqual([before.id]);
     expect(JSON.stringify(sse.errors)).toContain('"code":"');
@@ -135,7 +120,7 @@ describe('revocation and slow consumers (S6, L4)', () => {
     tcp.resume();
     await socket.until(() => socket.closeCode !== null, 'the close', 20_000);
 
-    expect(socket.closeCode).toBe(CLOSE_SLOW_CONSUMER);
+    expect(socket.closeCode).toBe(CloseCode.SlowConsumer);
     expect(socket.nexts('s0').length).toBeLessThan(1 + records);
     expect(await leftovers()).toEqual(nothingLeft);
   });

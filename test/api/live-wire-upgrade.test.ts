@@ -1,4 +1,4 @@
-// L3 during a rolling upgrade (issue 12 item 4): events on the Redis wire now carry the filter facts
+// L3 during a rolling upgrade (B2): events on the Redis wire now carry the filter facts
 // (instruments, producer, run kind, expiry). A message from an instance of an earlier version has
 // none (or no seq at all): the receiving feed reads that agent's records from the database instead,
 // so a filtered subscriber still gets exactly its records, in order, and nothing crashes.
@@ -11,6 +11,7 @@ import { eventOf, type MemoryEvents } from '../../src/realtime/events.js';
 import { memoryAddedStream } from '../../src/realtime/memory-added.js';
 import { importMemories } from '../../src/service/import-memories.js';
 import { createAgentFixture, startHarness, type AgentFixture, type Harness } from '../support/harness.js';
+import { AgentFeeds } from '../../src/realtime/agent-feed.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -50,11 +51,11 @@ async function storeQuietly(instrument: string, content: string) {
 
 const channel = () => `memory:added:${fx.agentId}`;
 
-describe('events of an earlier version on the Redis wire (L3, issue 12 item 4)', () => {
+describe('events of an earlier version on the Redis wire (L3, B2)', () => {
   it('L3: a message without filter facts or seq makes the feed read the record; filters still hold, order too', async () => {
     const stream = memoryAddedStream({
       db: h.db,
-      events,
+      feeds: new AgentFeeds(h.db, events),
       agentId: fx.agentId,
       filter: resolveFilter({ instruments: ['ETH'] }, new Date()),
       afterSeq: null,

@@ -118,8 +118,8 @@ describe('/mcp is stateless', () => {
   });
 });
 
-describe('list_memories filters (issue 12 item 4)', () => {
-  it('MCP/issue 12 item 4: list_memories narrows by search text and instruments, like the memories filter', async () => {
+describe('list_memories filters (B2, B11)', () => {
+  it('MCP/B2, B11: list_memories narrows by search text and instruments, like the memories filter', async () => {
     const agent = await createAgentFixture(h, { instruments: ['BTC', 'ETH'] });
     const run = await startRun(h, agent.producers.adhoc!.id);
     // One second apart, so newest first is the written order reversed.
@@ -303,6 +303,59 @@ describe('B11: a bounded search text on MCP', () => {
     const answered = await call(words.slice(0, 16).join(' '));
     expect(answered.isError).toBeUndefined();
     expect(answered.structuredContent).toMatchObject({ memories: [] });
+  });
+});
+
+describe('M11: instruments the agent can see', () => {
+  const call = async (token: string, name: string, args: Record<string, unknown>) => {
+    const response = await h.fetch(
+      '/mcp',
+      mcpRequest(token, { method: 'tools/call', params: { name, arguments: args } }),
+    );
+    return ((await response.json()) as { result: { isError?: boolean; structuredContent: any } }).result;
+  };
+
+  it('M11: list_instruments answers the selected instruments and the active catalog', async () => {
+    await h.ok('mutation { upsertInstrument(input: { id: "xyz:TSLA" }) { id } }');
+    await h.ok('mutation { upsertInstrument(input: { id: "HPOS", active: false }) { id } }');
+    const result = await call(fx.operatorToken, 'list_instruments', {});
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent.selected).toEqual(['ETH']);
+    expect(result.structuredContent.catalog).toContain('xyz:TSLA');
+    expect(result.structuredContent.catalog).not.toContain('HPOS');
+  });
+
+  it('M11: an unknown name is an unknown_instrument result listing the selection; an unselected one says selected: false', async () => {
+    await h.ok('mutation { upsertInstrument(input: { id: "xyz:TSLA" }) { id } }');
+    for (const instrument of ['DOGE', 'eth']) {
+      const result = await call(fx.operatorToken, 'get_trading_context', { instrument });
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toMatchObject({ code: 'unknown_instrument', selected: ['ETH'] });
+      expect(result.structuredContent.error).toContain(JSON.stringify(instrument));
+    }
+    const unselected = await call(fx.operatorToken, 'get_trading_context', { instrument: 'xyz:TSLA' });
+    expect(unselected.isError).toBeUndefined();
+    expect(unselected.structuredContent).toMatchObject({ instrument: 'xyz:TSLA', selected: false });
+    const selected = await call(fx.operatorToken, 'get_trading_context', { instrument: 'ETH' });
+    expect(selected.structuredContent).toMatchObject({ instrument: 'ETH', selected: true });
+  });
+
+  it('M11: invalid_memory_target lists the selected instruments on MCP, REST and GraphQL', async () => {
+    const run = await startRun(h, fx.producers.adhoc!.id);
+    const write = { type: 'note', scope: 'INSTRUMENTS', instruments: ['xyz:TSLA'], content: 'x' };
+    const tool = await call(run.token, 'write_memory', write);
+    expect(tool.structuredContent).toMatchObject({
+      code: 'invalid_memory_target',
+      instrument_index: 0,
+      selected: ['ETH'],
+    });
+    const gql = await h.ok<{ createMemory: Record<string, unknown> }>(
+      `mutation($i: CreateMemoryInput!) { createMemory(input: $i) { ... on InvalidMemoryTarget { instrumentIndex selected message } } }`,
+      { i: write },
+      run.token,
+    );
+    expect(gql.createMemory).toMatchObject({ instrumentIndex: 0, selected: ['ETH'] });
+    expect(gql.createMemory.message).toContain('one of: ETH');
   });
 });
 

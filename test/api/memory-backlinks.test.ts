@@ -1,4 +1,4 @@
-// Memory.linkedFrom (issue 12 item 5): what links to a record, under the caller's read rules (§1, S1),
+// Memory.linkedFrom (B13): what links to a record, under the caller's read rules (§1, S1),
 // the same through every path that answers a Memory, newest first and bounded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -106,8 +106,8 @@ afterAll(async () => {
   await h.close();
 });
 
-describe('Memory.linkedFrom', () => {
-  it('B6: a record lists what links to it, newest linking record first; its corrections have linkType corrects', async () => {
+describe('B13: Memory.linkedFrom', () => {
+  it('B13: a record lists what links to it, newest linking record first; its corrections have linkType corrects', async () => {
     const { memory } = await h.ok(MEMORY, { id: original.id }, fx.operatorToken);
     expect(memory.linkedFrom).toEqual([backlink(decision, 'considered'), backlink(correction, 'corrects')]);
     const { memory: learned } = await h.ok(MEMORY, { id: learning.id }, fx.operatorToken);
@@ -141,7 +141,7 @@ describe('Memory.linkedFrom', () => {
     ]);
   });
 
-  it('B6: the list, the audit and the admin answer the same links as memory(id)', async () => {
+  it('B13: the list, the audit and the admin answer the same links as memory(id)', async () => {
     const expected = [backlink(decision, 'considered'), backlink(correction, 'corrects')];
     const { memories } = await h.ok(
       `{ memories(filter: { types: ["funding"] }) { edges { node { id ${BACKLINKS} } } } }`,
@@ -214,7 +214,7 @@ describe('Memory.linkedFrom', () => {
     ).toEqual(memory.linkedFrom);
   });
 
-  it('B6: linkedFrom is bounded: the 100 newest linking records', async () => {
+  it('B13: linkedFrom is bounded: the 100 newest linking records', async () => {
     const target = await writeAt('2026-03-02T11:00:00Z', runs.analysis.token, {
       type: 'target',
       scope: 'AGENT',

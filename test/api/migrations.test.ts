@@ -191,3 +191,39 @@ describe('migrations', () => {
     },
   );
 });
+
+describe('V1: the venue-names migration', () => {
+  it(
+    'V1: the venue-names migration keeps every existing id and checks new ones',
+    { timeout: 180_000 },
+    async () => {
+      const dirs = (await readMigrationList()).migrationDirectories.map((entry) => entry.path);
+      const at = dirs.findIndex((name) => name.endsWith('_venue_instrument_names'));
+      expect(at).toBeGreaterThan(0);
+      const earlier = await mkdtemp(path.join(os.tmpdir(), 'memory-migrations-'));
+      const store = await emptyStore();
+      try {
+        for (const name of dirs.slice(0, at)) {
+          await cp(path.join(migrationsDir, name), path.join(earlier, name), { recursive: true });
+        }
+        await applyMigrations(store.adapter, earlier);
+        const before = ['BTC', 'ETH', 'kPEPE', 'SOL1000', 'A'.repeat(32)];
+        for (const [i, id] of before.entries()) {
+          await store.query(`INSERT INTO "Instrument" (id, active) VALUES ($1, $2)`, [id, i % 2 === 0]);
+        }
+        expect(await applyMigrations(store.adapter)).toEqual(dirs.slice(at));
+        const rows = await store.query<{ id: string; active: boolean }>(
+          'SELECT id, active FROM "Instrument" ORDER BY id COLLATE "C"',
+        );
+        expect(rows).toEqual([...before].sort().map((id) => ({ id, active: before.indexOf(id) % 2 === 0 })));
+        await store.query(`INSERT INTO "Instrument" (id) VALUES ('xyz:TSLA')`);
+        await expect(store.query(`INSERT INTO "Instrument" (id) VALUES ('ETH-PERP')`)).rejects.toThrow(
+          /Instrument_id_venue_name/,
+        );
+      } finally {
+        await store.close();
+        await rm(earlier, { recursive: true });
+      }
+    },
+  );
+});

@@ -1,4 +1,4 @@
-// Named statements are planned once per connection (issue 14): on PostgreSQL they run on a pool
+// Named statements are planned once per connection: on PostgreSQL they run on a pool
 // whose sessions force generic plans, while Prisma's and the unnamed statements keep PostgreSQL's own
 // choice (their plans follow their values: the trading context, a search). Always on a PostgreSQL
 // database of its own, in the PGlite run too (PGlite has no prepared statements).

@@ -1,4 +1,4 @@
-// Issue 14 items 2 and 4: a write or a read of a token this process already knows is ONE statement —
+// S14: a write or a read of a token this process already knows is ONE statement —
 // its identity is remembered (TokenIdentities), whether it still authenticates never: the insert
 // checks RUNNING atomically (W9), a read checks the token inside its own statement, and every other
 // answer checks it first (S6). So a finished run or a revoked operator token whose identity is
@@ -68,7 +68,7 @@ async function operatorToken() {
 const revoke = (id: string) =>
   h.ok('mutation($id: UUID!) { revokeOperatorToken(id: $id) { revokedAt } }', { id });
 
-describe('remembered token identities (issue 14 items 2 and 4, W9, S6)', () => {
+describe('S14: remembered token identities (with W9, S6)', () => {
   it('W9: a known run’s write is one statement, its run check inside the insert', async () => {
     const run = await startRun(h, fx.producers.adhoc!.id);
     await writeOk(h, run.token, note);

@@ -15,6 +15,7 @@ import {
   type Harness,
 } from '../support/harness.js';
 import { StatementRecorder } from '../support/statement-recorder.js';
+import { settleOpenSubscriptions } from '../support/live.js';
 
 const recorder = new StatementRecorder();
 let h: Harness;
@@ -62,7 +63,7 @@ beforeAll(async () => {
   });
   const learning = await write(review.token, { type: 'agent_learnings', scope: 'AGENT', content: 'wait' });
   seeded = [first, second, correction, learning];
-  // The operator's and the trading run's token identities are read once and remembered (issue 14
+  // The operator's and the trading run's token identities are read once and remembered (S14
   // item 2): the recordings below show a known token's requests, each checking the token inside
   // its own statement.
   await h.ok('{ memoryTypes { type } }', {}, fx.operatorToken);
@@ -76,15 +77,6 @@ const PROVENANCE = 'provenance { runId producerName kind runStatus }';
 const LINKS = 'links { linkType targetMemoryId }';
 
 /** A memoryAdded subscriber over SSE through `yoga.fetch`: its edges as they arrive. */
-/** Until `count` subscriptions have joined their agent's feed (memory_subscriptions_open), polled for at most 5 s. */
-async function openSubscriptions(count: number): Promise<void> {
-  for (let tries = 0; tries < 100; tries++) {
-    const text = await (await h.fetch('/metrics')).text();
-    if (new RegExp(`^memory_subscriptions_open ${count}$`, 'm').test(text)) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${count} subscriptions did not open within 5 s`);
-}
 
 async function subscribe(token: string, variables: Record<string, unknown> = {}) {
   const response = await h.fetch('/graphql', {
@@ -342,7 +334,7 @@ describe('round trips', () => {
 
   it('L1: round trips of one event delivered to two subscribers of the same selection', async () => {
     const subscribers = [await subscribe(fx.operatorToken), await subscribe(fx.operatorToken)];
-    await openSubscriptions(2);
+    expect(await settleOpenSubscriptions(h.fetch, 2)).toBe(2);
     const record = seeded[1]!;
     // Announced as the next record of the agent: a seq at or below the committed one is a duplicate (L2).
     const { lastSeq } = await h.db.prisma.agent.findUniqueOrThrow({ where: { id: fx.agentId } });

@@ -1,4 +1,4 @@
-// Issue 12 item 4 (B2, B4): search and filters in SQL before pagination — full-text search over
+// B2 (B2, B4): search and filters in SQL before pagination — full-text search over
 // content and metadata text, instruments, producers, run kinds and freshness; memoryTypes follows
 // the filter; odd search syntax is never a server error. Paging and the index: search-paging.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -109,14 +109,14 @@ async function list(filter: Record<string, unknown>, first = 50, after: string |
 const ids = async (filter: Record<string, unknown>) => (await list(filter)).edges.map((e) => e.node.id);
 const errorOf = (result: GqlResult) => result.errors?.[0];
 
-describe('issue 12 item 4: full-text search (B2)', () => {
-  it('issue 12 item 4: text matches content and the string values of metadata, newest first', async () => {
+describe('B11: full-text search (B2)', () => {
+  it('B11: text matches content and the string values of metadata, newest first', async () => {
     expect(await ids({ text: 'bearish' })).toEqual([r.breakout, r.funding, r.legacy]);
     expect(await ids({ text: 'fading' })).toEqual([r.breakout]); // a string nested in metadata
     expect(await ids({ text: 'BASIS' })).toEqual([r.funding]);
   });
 
-  it('issue 12 item 4: English stemming; metadata keys, numbers and other agents are not searched', async () => {
+  it('B11: English stemming; metadata keys, numbers and other agents are not searched', async () => {
     expect(await ids({ text: 'entry' })).toEqual([r.decision]); // "entries"
     expect(await ids({ text: 'confirmed' })).toEqual([r.lesson]); // "confirmation"
     expect(await ids({ text: 'comment' })).toEqual([]);
@@ -154,7 +154,7 @@ describe('issue 12 item 4: full-text search (B2)', () => {
     }
   });
 
-  it('issue 12 item 4: search box syntax — phrases, or, exclusion', async () => {
+  it('B11: search box syntax — phrases, or, exclusion', async () => {
     expect(await ids({ text: '"funding turns"' })).toEqual([r.funding]);
     expect(await ids({ text: '"turns funding"' })).toEqual([]);
     expect(await ids({ text: 'bearish -breakout' })).toEqual([r.funding, r.legacy]);
@@ -162,7 +162,7 @@ describe('issue 12 item 4: full-text search (B2)', () => {
     expect(await ids({ text: 'bearish eth' })).toEqual([r.funding]);
   });
 
-  it('issue 12 item 4: odd search text answers a list (never a server error); blank means no search', async () => {
+  it('B11: odd search text answers a list (never a server error); blank means no search', async () => {
     const all = await ids({});
     expect(await ids({ text: '   ' })).toEqual(all);
     expect(await ids({ text: 'the' })).toEqual([]); // only a stop word: nothing to look for
@@ -199,7 +199,7 @@ describe('issue 12 item 4: full-text search (B2)', () => {
     expect(await ids({ text: '"bearish' })).toEqual([r.breakout, r.funding, r.legacy]);
   });
 
-  it('issue 12 item 4: text PostgreSQL cannot hold, or too long, is BAD_USER_INPUT naming text (W10)', async () => {
+  it('B11: text PostgreSQL cannot hold, or too long, is BAD_USER_INPUT naming text (W10)', async () => {
     for (const text of ['bear\u0000ish', 'bear\ud800ish', 'x'.repeat(201)]) {
       const result = await h.gql(MEMORIES, { filter: { text } }, fx.operatorToken);
       expect(errorOf(result)?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'text' });
@@ -225,15 +225,15 @@ describe('B11: a bounded search text', () => {
   });
 });
 
-describe('issue 12 item 4: filters by instrument, producer, run kind and freshness (B2)', () => {
-  it('issue 12 item 4: instruments match any target; agent-wide records target none', async () => {
+describe('B2: filters by instrument, producer, run kind and freshness (B2)', () => {
+  it('B2: instruments match any target; agent-wide records target none', async () => {
     expect(await ids({ instruments: ['ETH'] })).toEqual([r.decision, r.funding]);
     expect(await ids({ instruments: ['SOL', 'BTC'] })).toEqual([r.decision, r.breakout]);
     expect(await ids({ instruments: ['SOL'] })).toEqual([]);
     expect(await ids({ instruments: ['eth'] })).toEqual([]); // ids are case-sensitive
   });
 
-  it('issue 12 item 4: producerIds; another agent’s producer simply matches nothing (S1)', async () => {
+  it('B2: producerIds; another agent’s producer simply matches nothing (S1)', async () => {
     expect(await ids({ producerIds: [fx.producers.adhoc!.id] })).toEqual([r.breakout, r.funding]);
     expect(await ids({ producerIds: [fx.producers.adhoc!.id.toUpperCase()] })).toEqual([
       r.breakout,
@@ -246,12 +246,12 @@ describe('issue 12 item 4: filters by instrument, producer, run kind and freshne
     expect(await ids({ producerIds: [foreign.producers.adhoc!.id] })).toEqual([]);
   });
 
-  it('issue 12 item 4: runKinds; imported records without provenance have none', async () => {
+  it('B2: runKinds; imported records without provenance have none', async () => {
     expect(await ids({ runKinds: ['ANALYSIS'] })).toEqual([r.breakout, r.funding]);
     expect(await ids({ runKinds: ['REVIEW', 'TRADING'] })).toEqual([r.lesson, r.decision]);
   });
 
-  it('issue 12 item 4: freshness is evaluated when the list is requested', async () => {
+  it('B2: freshness is evaluated when the list is requested', async () => {
     expect(await ids({ freshness: 'STALE' })).toEqual([r.decision]);
     expect(await ids({ freshness: 'FRESH' })).toEqual([r.lesson, r.breakout, r.funding, r.legacy]);
     h.clock.set(new Date(T0 + 40 * MINUTE));
@@ -263,7 +263,7 @@ describe('issue 12 item 4: filters by instrument, producer, run kind and freshne
     }
   });
 
-  it('issue 12 item 4: fields combine (AND) with each other, types and the window', async () => {
+  it('B2: fields combine (AND) with each other, types and the window', async () => {
     expect(await ids({ text: 'bearish', instruments: ['ETH'] })).toEqual([r.funding]);
     expect(await ids({ text: 'bearish', runKinds: ['ANALYSIS'], freshness: 'FRESH' })).toEqual([
       r.breakout,
@@ -286,7 +286,7 @@ describe('issue 12 item 4: filters by instrument, producer, run kind and freshne
     ).toEqual([]);
   });
 
-  it('issue 12 item 4: each field’s bad value is BAD_USER_INPUT naming the field, and changes nothing', async () => {
+  it('B2: each field’s bad value is BAD_USER_INPUT naming the field, and changes nothing', async () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ instruments: ['ETH', ''] }, 'instruments[1]'],
       [{ instruments: ['x'.repeat(65)] }, 'instruments[0]'],
@@ -313,12 +313,12 @@ describe('issue 12 item 4: filters by instrument, producer, run kind and freshne
   });
 });
 
-describe('issue 12 item 4: memoryTypes follows the filter (B1)', () => {
+describe('B1: memoryTypes follows the filter (B1)', () => {
   const types = async (variables: Record<string, unknown>) =>
     (await h.ok<{ memoryTypes: { type: string; count: number }[] }>(TYPES, variables, fx.operatorToken))
       .memoryTypes;
 
-  it('issue 12 item 4: counts follow every field but types; a list’s total is the sum of its types’ counts', async () => {
+  it('B1: counts follow every field but types; a list’s total is the sum of its types’ counts', async () => {
     const filter = { text: 'bearish', types: ['funding_note'] };
     expect(await types({ filter })).toEqual([
       { type: 'breakout_note', count: 1 },
@@ -339,7 +339,7 @@ describe('issue 12 item 4: memoryTypes follows the filter (B1)', () => {
     }
   });
 
-  it('issue 12 item 4: window still works alone and as filter.window; both at once is BAD_USER_INPUT naming window', async () => {
+  it('B1: window still works alone and as filter.window; both at once is BAD_USER_INPUT naming window', async () => {
     const window = { rolling: 'LAST_1H' };
     const expected = [
       { type: 'agent_learnings', count: 1 },

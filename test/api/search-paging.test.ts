@@ -1,4 +1,4 @@
-// Issue 12 item 4 (B4): a search pages newest first through its cursor, the GIN index finds rare
+// B11 (B4): a search pages newest first through its cursor, the GIN index finds rare
 // words (the page statement's plan), and the filter works on a store migrated by this process.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveFilter } from '../../src/domain/memory-filter.js';
@@ -34,7 +34,7 @@ afterAll(async () => {
 
 const errorOf = (result: GqlResult) => result.errors?.[0];
 
-describe('issue 12 item 4: paging a search (B4)', () => {
+describe('B11: paging a search (B4)', () => {
   it('B4: a search pages newest first without gaps or duplicates; a cursor only continues its own filter', async () => {
     const agent = await createAgentFixture(h, { instruments: ['ETH'] });
     const base = Date.parse('2026-07-01T00:00:00Z');
@@ -96,8 +96,8 @@ describe('issue 12 item 4: paging a search (B4)', () => {
   });
 });
 
-describe('issue 12 item 4: the search index', () => {
-  it('issue 12 item 4: a rare word is found through the GIN index "Memory_search_idx", not by scanning', async () => {
+describe('B11: the search index', () => {
+  it('B11: a rare word is found through the GIN index "Memory_search_idx", not by scanning', async () => {
     const agent = await createAgentFixture(h, { instruments: ['ETH'] });
     // 3,000 records straight into the table (their content is all that matters here), 3 with the word.
     await h.db.sql.query(
@@ -147,35 +147,29 @@ describe('issue 12 item 4: the search index', () => {
   });
 });
 
-describe('issue 12 item 4: a store this process migrated itself', () => {
+describe('B2: a store this process migrated itself', () => {
   // PGlite learns array types when it opens; the test databases start from a migrated snapshot,
   // `npm start` on a fresh folder migrates after opening (the README walk-through caught this). The
   // store here is always an embedded one, so the PostgreSQL pass runs this test too.
-  it(
-    'issue 12 item 4: runKinds filters on an embedded store migrated after it opened',
-    { timeout: 120_000 },
-    async () => {
-      const db = await openDatabase({ dataDir: 'memory://' });
-      try {
-        await db.migrate();
-        const agentId = '0000000d-0000-4000-8000-000000000001';
-        await db.sql.query(`INSERT INTO "Agent" (id, name) VALUES ($1, 'fresh')`, [agentId]);
-        const filter = resolveFilter({ runKinds: ['ANALYSIS', 'REVIEW'], text: 'x' }, new Date(T0));
-        const needs = {
-          content: false,
-          metadata: false,
-          targets: false,
-          links: false,
-          provenance: false,
-          backlinks: null,
-        };
-        expect((await listMemoryPage(db, agentId, filter, { first: 1, after: null }, needs)).rows).toEqual(
-          [],
-        );
-        expect(await listMemoryTypes(db, agentId, filter)).toEqual([]);
-      } finally {
-        await db.close();
-      }
-    },
-  );
+  it('B2: runKinds filters on an embedded store migrated after it opened', { timeout: 120_000 }, async () => {
+    const db = await openDatabase({ dataDir: 'memory://' });
+    try {
+      await db.migrate();
+      const agentId = '0000000d-0000-4000-8000-000000000001';
+      await db.sql.query(`INSERT INTO "Agent" (id, name) VALUES ($1, 'fresh')`, [agentId]);
+      const filter = resolveFilter({ runKinds: ['ANALYSIS', 'REVIEW'], text: 'x' }, new Date(T0));
+      const needs = {
+        content: false,
+        metadata: false,
+        targets: false,
+        links: false,
+        provenance: false,
+        backlinks: null,
+      };
+      expect((await listMemoryPage(db, agentId, filter, { first: 1, after: null }, needs)).rows).toEqual([]);
+      expect(await listMemoryTypes(db, agentId, filter)).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  });
 });

@@ -4,7 +4,7 @@
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '../../src/store/db.js';
-import { CLOSE_TOO_MANY_CONNECTIONS } from '../../src/realtime/ws-server.js';
+
 import {
   createAgentFixture,
   startHarness,
@@ -14,6 +14,7 @@ import {
 } from '../support/harness.js';
 import { openSocket, openSse, type SseStream } from '../support/live.js';
 import { waitUntil } from '../support/write-ledger.js';
+import { CloseCode } from '../../src/realtime/close-codes.js';
 
 const LIMIT = 20;
 let h: Harness;
@@ -99,7 +100,7 @@ describe('S11: one bound for WebSockets and SSE streams', () => {
         return open.ws === LIMIT / 2 && open.sse === LIMIT / 2;
       });
       const extraSocket = openSocket(base, token);
-      expect(await within(extraSocket.closed, 2000)).toBe(CLOSE_TOO_MANY_CONNECTIONS);
+      expect(await within(extraSocket.closed, 2000)).toBe(CloseCode.TooManyConnections);
       await expectRefusedStream(token);
 
       // Another token of the same agent has a bound of its own.

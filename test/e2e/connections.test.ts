@@ -4,7 +4,7 @@ import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_SUBSCRIPTIONS_PER_SOCKET } from '../../src/realtime/socket-operations.js';
-import { CLOSE_FORBIDDEN, CLOSE_UNAUTHORIZED } from '../../src/realtime/ws-server.js';
+
 import {
   CREATE_MEMORY,
   createAgentFixture,
@@ -14,6 +14,7 @@ import {
   type Harness,
 } from '../support/harness.js';
 import { subscribeSse, subscribeWs } from '../support/live.js';
+import { CloseCode } from '../../src/realtime/close-codes.js';
 
 let h: Harness;
 let base: string;
@@ -95,7 +96,7 @@ describe('L4: who may hold a socket', () => {
   it('L4: no token, an unknown token and a garbage token are closed with 4401 at connection_init', async () => {
     for (const token of [null, 'op_unknown', 'run_unknown', 'garbage']) {
       const { closed } = socket(token);
-      expect(await within(closed, 2000)).toBe(CLOSE_UNAUTHORIZED);
+      expect(await within(closed, 2000)).toBe(CloseCode.Unauthorized);
     }
   });
 
@@ -106,7 +107,7 @@ describe('L4: who may hold a socket', () => {
     await h.ok('mutation($id: UUID!) { revokeOperatorToken(id: $id) { id } }', { id: operator.id });
     for (const token of [run.token, operator.token]) {
       const { closed } = socket(token);
-      expect(await within(closed, 2000)).toBe(CLOSE_FORBIDDEN);
+      expect(await within(closed, 2000)).toBe(CloseCode.Forbidden);
     }
   });
 
@@ -169,7 +170,7 @@ describe('W9: a socket re-checks its caller for every operation', () => {
     );
     expect(first.data?.createMemory.__typename).toBe('CreateMemorySuccess');
     await h.ok('mutation($r: UUID!) { finishRun(runId: $r, status: SUCCEEDED) { id } }', { r: run.runId });
-    expect(await within(closed, 1000)).toBe(CLOSE_FORBIDDEN);
+    expect(await within(closed, 1000)).toBe(CloseCode.Forbidden);
     expect(await h.db.prisma.memory.count({ where: { sourceRunId: run.runId } })).toBe(1);
   });
 
@@ -202,7 +203,7 @@ describe('W9: a socket re-checks its caller for every operation', () => {
     await connected;
     const finished = `UPDATE "Run" SET status = 'SUCCEEDED', "finishedAt" = now() WHERE id = $1`;
     await h.db.sql.query(finished, [run.runId]);
-    expect(await within(closed, 1500)).toBe(CLOSE_FORBIDDEN);
+    expect(await within(closed, 1500)).toBe(CloseCode.Forbidden);
   });
 });
 
@@ -220,7 +221,7 @@ describe('S6: revoking an operator token', () => {
       { id: operator.id },
     );
     expect(revokeOperatorToken).toMatchObject({ label: 'desk' });
-    expect(await within(closed, 1000)).toBe(CLOSE_FORBIDDEN);
+    expect(await within(closed, 1000)).toBe(CloseCode.Forbidden);
     await within(sse.closed, 1000);
     expect(Date.now() - started).toBeLessThan(1000);
     expect(JSON.stringify(sse.errors)).toContain('FORBIDDEN');
@@ -236,7 +237,7 @@ describe('S6: revoking an operator token', () => {
     const sse = subscribeSse(base, operator.token, { filter: { types: ['s6'] } });
     await new Promise((resolve) => setTimeout(resolve, 300));
     await h.db.sql.query(`UPDATE "OperatorToken" SET "revokedAt" = now() WHERE id = $1`, [operator.id]);
-    expect(await within(closed, 1500)).toBe(CLOSE_FORBIDDEN);
+    expect(await within(closed, 1500)).toBe(CloseCode.Forbidden);
     await within(sse.closed, 1500);
     expect(JSON.stringify(sse.errors)).toContain('FORBIDDEN');
   });

@@ -11,6 +11,7 @@ import {
   type ServiceProcess,
 } from '../support/processes.js';
 import { WsPeer } from '../support/ws-peer.js';
+import { settleOpenSubscriptions } from '../support/live.js';
 
 const ADMIN = 'adm_fleet_kill_token_0123456789abc';
 const PER_INSTANCE = 1000;
@@ -49,22 +50,9 @@ async function createFixture(): Promise<void> {
   ({ runToken, operatorToken } = await agentOverHttp(a.url, ADMIN, 'fleet'));
 }
 
-/** The instance's joined memoryAdded subscriptions, as its Prometheus gauge reads. */
-async function openSubscriptions(base: string): Promise<number> {
-  const text = await (await fetch(`${base}/metrics`)).text();
-  return Number(/^memory_subscriptions_open (\d+)$/m.exec(text)?.[1]);
-}
-
-/** Polls the gauge until it reads `expected` or `ms` pass; returns the last reading. */
-async function gaugeReaches(base: string, expected: number, ms: number): Promise<number> {
-  const deadline = Date.now() + ms;
-  let value = await openSubscriptions(base);
-  while (value !== expected && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    value = await openSubscriptions(base);
-  }
-  return value;
-}
+/** The gauge of an instance (a process at `base`), polled until it reads `expected`. */
+const gaugeReaches = (base: string, expected: number, ms: number) =>
+  settleOpenSubscriptions((path) => fetch(`${base}${path}`), expected, ms);
 
 /** The peers that do not have exactly the written records, in order (empty when all do). */
 function peersMissingRecords(peers: WsPeer[], label: string): string[] {

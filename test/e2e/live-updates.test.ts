@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/domain/cursor.js';
-import { CLOSE_TOO_MANY_CONNECTIONS } from '../../src/realtime/ws-server.js';
+
 import {
   createAgentFixture,
   startHarness,
@@ -11,6 +11,7 @@ import {
 } from '../support/harness.js';
 import { subscribeSse, subscribeWs, wsClient } from '../support/live.js';
 import { waitUntil } from '../support/write-ledger.js';
+import { CloseCode } from '../../src/realtime/close-codes.js';
 
 let h: Harness;
 let base: string;
@@ -140,7 +141,7 @@ describe('memoryAdded over graphql-ws (L1)', () => {
     const subs = clients.map((client) => subscribeWs(client, { filter: { types: ['limit_test'] } }));
     await settle();
     await settle();
-    expect(codes).toContain(CLOSE_TOO_MANY_CONNECTIONS);
+    expect(codes).toContain(CloseCode.TooManyConnections);
     for (const sub of subs) await sub.stop();
     for (const client of clients) await client.dispose();
     // S11: the token's SSE streams share these places; the next tests need them back.

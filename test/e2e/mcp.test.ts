@@ -37,6 +37,7 @@ import { gqlOverHttp as gqlRequest } from '../support/processes.js';
 
 const ALL = [
   'write_memory',
+  'list_instruments',
   'get_trading_context',
   'list_memories',
   'list_memory_types',
@@ -47,6 +48,7 @@ const ALL = [
 const VISIBLE: Record<string, string[]> = {
   admin: [],
   operator: [
+    'list_instruments',
     'get_trading_context',
     'list_memories',
     'list_memory_types',
@@ -54,8 +56,15 @@ const VISIBLE: Record<string, string[]> = {
     'get_decision_audit',
     'get_producer_health',
   ],
-  analysis: ['write_memory', 'get_trading_context', 'list_memories', 'list_memory_types', 'get_memory'],
-  trading: ['write_memory', 'get_trading_context', 'get_memory'],
+  analysis: [
+    'write_memory',
+    'list_instruments',
+    'get_trading_context',
+    'list_memories',
+    'list_memory_types',
+    'get_memory',
+  ],
+  trading: ['write_memory', 'list_instruments', 'get_trading_context', 'get_memory'],
   review: ALL,
 };
 /** The scheduled Analysis run's evidence boundary: its records expire at boundary + 2 × 5m (X2). */
@@ -499,6 +508,204 @@ describe('MCP transports', { timeout: 120_000 }, () => {
       await expect(callTool(admin, 'get_memory', { id: research })).rejects.toThrow(
         'Tool get_memory not found',
       );
+    }
+  });
+});
+
+/** M9: tools/list's size in characters (its JSON), per caller kind and transport, for the README check. */
+const LIST_SIZES = new Map<string, number>();
+const SIZED = { analysis: 'Analysis', trading: 'Trading', review: 'Review', operator: 'operator' } as const;
+const text = (result: { content?: unknown }) =>
+  (result.content as { type: string; text: string }[]).map((c) => c.text);
+
+for (const transport of TRANSPORTS) {
+  const as = (who: keyof typeof tokens) => clients.get(transport, tokens[who]);
+
+  describe(`M9–M12 over ${transport}`, { timeout: 60_000 }, () => {
+    it('M9: tools/list is at most 8,000 characters for every run kind and operators; each result is sent once', async () => {
+      for (const [who, label] of Object.entries(SIZED)) {
+        const listed = await (await as(who as keyof typeof tokens)).listTools();
+        const size = JSON.stringify(listed).length;
+        console.log(`M9: tools/list over ${transport} for ${label}: ${size} characters`);
+        expect(size, label).toBeLessThanOrEqual(8_000);
+        const serialized = JSON.stringify(listed);
+        // One UUID spelling: `format: uuid`, never a pattern beside it.
+        expect(serialized).not.toContain('pattern');
+        LIST_SIZES.set(`${transport} ${label}`, size);
+      }
+      const result = await callTool(await as('operator'), 'get_trading_context', { instrument: 'ETH' });
+      expect(result.content).toHaveLength(1);
+      const [summary] = text(result);
+      expect(summary).not.toContain('\n');
+      expect(summary!.length).toBeLessThan(200);
+      expect(summary).toMatch(/^ETH: \d+ FRESH of \d+ entries/);
+      expect(summary).not.toContain(JSON.stringify(result.structuredContent).slice(0, 40));
+    });
+
+    it('M10: unknown argument keys are refused naming the nearest known one; missing keys are "missing"', async () => {
+      const camel = await callTool(await as('trading'), 'write_memory', {
+        type: 'note',
+        scope: 'AGENT',
+        content: `camel over ${transport}`,
+        idempotencyKey: 'k1',
+      });
+      expect(camel).toMatchObject({
+        isError: true,
+        structuredContent: { code: 'validation_error', field: 'idempotencyKey' },
+      });
+      expect(camel.structuredContent!.error).toContain('did you mean idempotency_key?');
+      expect(text(camel)[0]).toContain('retry once');
+      const missing = await callTool(await as('trading'), 'write_memory', {
+        type: 'note',
+        scope: 'AGENT',
+        content: 'x',
+        links: [{ link_type: 'considered' }],
+      });
+      expect(missing.structuredContent).toEqual({
+        error: 'links[0].target_memory_id is missing',
+        code: 'validation_error',
+        field: 'links[0].target_memory_id',
+      });
+      const read = await callTool(await as('operator'), 'get_trading_context', { Instrument: 'ETH' });
+      expect(read.structuredContent).toMatchObject({ code: 'validation_error', field: 'Instrument' });
+      expect(read.structuredContent!.error).toContain('did you mean instrument?');
+      const none = await callTool(await as('operator'), 'get_memory', {});
+      expect(none.structuredContent).toMatchObject({ error: 'id is missing', field: 'id' });
+      // Nothing was stored by the refused writes.
+      const { memories } = await callOk(await as('operator'), 'list_memories', {
+        text: `camel over ${transport}`,
+      });
+      expect(memories).toEqual([]);
+    });
+
+    it('M11: list_instruments, unknown_instrument for names not in the catalog, selected: false for unselected ones', async () => {
+      const listed = await callOk(await as('trading'), 'list_instruments', {});
+      expect(listed.selected).toEqual(['BTC', 'ETH', 'SOL']);
+      expect(listed.catalog).toEqual(expect.arrayContaining(['BTC', 'DOGE', 'ETH', 'SOL']));
+      for (const instrument of ['btc', 'PEPE']) {
+        const unknown = await callTool(await as('trading'), 'get_trading_context', { instrument });
+        expect(unknown).toMatchObject({
+          isError: true,
+          structuredContent: { code: 'unknown_instrument', selected: ['BTC', 'ETH', 'SOL'] },
+        });
+        expect(text(unknown)[0]).toContain('BTC, ETH, SOL');
+      }
+      const unselected = await callOk(await as('trading'), 'get_trading_context', { instrument: 'DOGE' });
+      expect(unselected).toMatchObject({ instrument: 'DOGE', selected: false });
+      const target = await callTool(await as('analysis'), 'write_memory', {
+        type: 'note',
+        scope: 'INSTRUMENTS',
+        instruments: ['DOGE'],
+        content: 'x',
+      });
+      expect(target.structuredContent).toMatchObject({
+        code: 'invalid_memory_target',
+        instrument_index: 0,
+        selected: ['BTC', 'ETH', 'SOL'],
+      });
+    });
+
+    it('M12: write_memory says when a record never expires; valid_for_seconds gives it a deadline', async () => {
+      const forever = await callTool(await as('trading'), 'write_memory', {
+        type: 'trading_decision',
+        scope: 'INSTRUMENTS',
+        instruments: ['SOL'],
+        content: `no validity over ${transport}`,
+      });
+      expect(forever.structuredContent).toMatchObject({ expires_at: null, never_expires: true });
+      expect(text(forever)[0]).toContain('never expires');
+      const bounded = await callOk(await as('trading'), 'write_memory', {
+        type: 'trading_decision',
+        scope: 'INSTRUMENTS',
+        instruments: ['SOL'],
+        content: `valid 15 minutes over ${transport}`,
+        metadata: { valid_for_seconds: 900 },
+      });
+      expect(bounded.never_expires).toBe(false);
+      expect(Date.parse(bounded.expires_at) - Date.parse(bounded.memory.created_at)).toBe(900_000);
+      const { tools } = await (await as('trading')).listTools();
+      expect(tools.find((tool) => tool.name === 'write_memory')!.description).toContain('NEVER expires');
+    });
+
+    it('M9/W4: a scripted agent session — tools, context, research, a decision with a bad link repaired once', async () => {
+      // An Analysis run publishes research the way a model would: the tool list first.
+      const analyst = await as('analysis');
+      expect((await analyst.listTools()).tools.map((tool) => tool.name)).toContain('write_memory');
+      const note = await callOk(analyst, 'write_memory', {
+        type: 'ema_handoff',
+        scope: 'INSTRUMENTS',
+        instruments: ['BTC'],
+        content: `BTC 1h: fast EMA crossed above slow (${transport})`,
+        timeframe: '1h',
+      });
+      // The Trading run: its instruments, then the context it decides on.
+      const trader = await as('trading');
+      const { selected } = await callOk(trader, 'list_instruments', {});
+      expect(selected).toContain('BTC');
+      const context = await callOk(trader, 'get_trading_context', { instrument: 'BTC' });
+      const fresh = context.entries.filter((entry: any) => entry.status === 'FRESH');
+      expect(fresh.map((entry: any) => entry.memory_id)).toContain(note.memory_id);
+      // A model that mangles one id: the decision is refused, naming the link and the repair.
+      const mangled = `${note.memory_id.slice(0, -4)}beef`;
+      const decision = {
+        type: 'trading_decision',
+        scope: 'INSTRUMENTS',
+        instruments: ['BTC'],
+        content: 'long BTC 0.1, stop 2 %',
+        metadata: { valid_for_seconds: 1800, side: 'long' },
+        idempotency_key: `session-${transport}-${randomUUID()}`,
+        links: [
+          ...fresh
+            .slice(1)
+            .map((entry: any) => ({ target_memory_id: entry.memory_id, link_type: 'considered' })),
+          { target_memory_id: mangled, link_type: 'considered' },
+        ],
+      };
+      const refused = await callTool(trader, 'write_memory', decision);
+      const badIndex = decision.links.length - 1;
+      expect(refused.structuredContent).toMatchObject({ code: 'invalid_memory_link', link_index: badIndex });
+      const advice = text(refused)[0]!;
+      expect(advice).toContain('retry once');
+      expect(advice).toContain(`links[${badIndex}]`);
+      // The repair the advice asks for: refetch the context, replace only that link, retry once.
+      const again = await callOk(trader, 'get_trading_context', { instrument: 'BTC' });
+      const copied = again.entries.find((entry: any) => entry.memory_id.startsWith(mangled.slice(0, 8)));
+      const repaired = {
+        ...decision,
+        links: decision.links.map((link, index) =>
+          index === badIndex ? { ...link, target_memory_id: copied.memory_id } : link,
+        ),
+      };
+      const written = await callOk(trader, 'write_memory', repaired);
+      expect(written).toMatchObject({ never_expires: false, memory: { type: 'trading_decision' } });
+      expect(written.memory.links.map((link: any) => link.target_memory_id)).toContain(note.memory_id);
+      const audit = await callOk(await as('review'), 'get_decision_audit', {
+        decision_id: written.memory_id,
+      });
+      expect(audit.linked.map((memory: any) => memory.id)).toContain(note.memory_id);
+    });
+  });
+}
+
+describe('M9: the README shows the measured tool-list sizes', () => {
+  it('M9: the README and docs/mcp.md state exactly the sizes measured on both transports', async () => {
+    expect(LIST_SIZES.size).toBe(TRANSPORTS.length * Object.keys(SIZED).length);
+    const documents = [
+      await readFile(path.join(repoRoot, 'README.md'), 'utf8'),
+      await readFile(path.join(repoRoot, 'docs/mcp.md'), 'utf8'),
+    ];
+    for (const label of Object.values(SIZED)) {
+      const sizes = TRANSPORTS.map((transport) => LIST_SIZES.get(`${transport} ${label}`));
+      expect(new Set(sizes).size, label).toBe(1); // the same tools on both transports
+      const shown = sizes[0]!.toLocaleString('en-US');
+      for (const document of documents) {
+        const row = /\|\s*tools\/list characters\s*\|(.*)\|/.exec(document)?.[1];
+        const header = /\|\s*run kind\s*\|(.*)\|/.exec(document)?.[1];
+        expect(row, 'the sizes row').toBeDefined();
+        const columns = header!.split('|').map((cell) => cell.trim());
+        const cells = row!.split('|').map((cell) => cell.trim());
+        expect(cells[columns.indexOf(label)], label).toBe(shown);
+      }
     }
   });
 });

@@ -10,7 +10,7 @@ import { buildWebIntoTemp, launchBrowser, repoRoot } from '../support/browser.js
 import {
   ADMIN_TOKEN,
   createAgentFixture,
-  startHarness,
+  startEmbeddedHarness,
   startRun,
   writeOk,
   type AgentFixture,
@@ -112,7 +112,7 @@ async function writeLive(d: Desk, content: string): Promise<Written> {
 beforeAll(async () => {
   webRoot = await buildWebIntoTemp('memory-web-agents-');
   await mkdir(outputDir, { recursive: true });
-  h = await startHarness({ webRoot });
+  h = await startEmbeddedHarness({ webRoot });
   const address = await h.server.listen(0, '127.0.0.1');
   base = `http://127.0.0.1:${address.port}`;
   // Alpha has more records than fit the screen, so the list can be scrolled.

@@ -8,7 +8,13 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/demo/seed.js';
 import { launchBrowser } from '../support/browser.js';
-import { createAgentFixture, startHarness, startRun, writeOk, type Harness } from '../support/harness.js';
+import {
+  createAgentFixture,
+  startEmbeddedHarness,
+  startRun,
+  writeOk,
+  type Harness,
+} from '../support/harness.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const webRoot = path.join(repoRoot, 'dist/web');
@@ -80,7 +86,7 @@ beforeAll(async () => {
   execFileSync(process.execPath, [path.join(repoRoot, 'scripts/build-web.mjs')], { cwd: repoRoot });
   await mkdir(outputDir, { recursive: true });
 
-  h = await startHarness({ webRoot });
+  h = await startEmbeddedHarness({ webRoot });
   const address = await h.server.listen(0, '127.0.0.1');
   base = `http://127.0.0.1:${address.port}`;
 
@@ -382,7 +388,7 @@ describe('Memories tab in a browser', () => {
   });
 
   it('demo data: screenshots at 1280 px and at phone width', async () => {
-    const demo = await startHarness({ webRoot });
+    const demo = await startEmbeddedHarness({ webRoot });
     try {
       const seed = await seedDemo(demo.db, new Date());
       const address = await demo.server.listen(0, '127.0.0.1');

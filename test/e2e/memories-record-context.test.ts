@@ -1,4 +1,4 @@
-// Every id opens something, and what Trading saw (issue 12 items 5, 6), in a real headless Chromium
+// Every id opens something, and what Trading saw (B6, C9), in a real headless Chromium
 // against a real server: a record's page (content, metadata, provenance, links both ways, corrections),
 // the Context tab in America/New_York with instants typed across both 2026 DST changes (C9), and a
 // decision's audit (T3). Back and Forward move between them; the list underneath keeps its place.
@@ -12,7 +12,7 @@ import { buildWebIntoTemp, launchBrowser, repoRoot } from '../support/browser.js
 import {
   ADMIN_TOKEN,
   createAgentFixture,
-  startHarness,
+  startEmbeddedHarness,
   startRun,
   writeOk,
   type AgentFixture,
@@ -159,7 +159,7 @@ const partIds = (scope: ReturnType<Page['locator']>, part: string) =>
 beforeAll(async () => {
   webRoot = await buildWebIntoTemp('memory-web-record-context-');
   await mkdir(outputDir, { recursive: true });
-  h = await startHarness({ webRoot });
+  h = await startEmbeddedHarness({ webRoot });
   const address = await h.server.listen(0, '127.0.0.1');
   base = `http://127.0.0.1:${address.port}`;
   // Producers and the instrument selection exist (enabled) from before the day the records are about.
@@ -197,7 +197,7 @@ afterAll(async () => {
   if (webRoot) await rm(webRoot, { recursive: true, force: true });
 });
 
-describe('issue 12 item 5: every id opens its record', () => {
+describe('B6, B13: every id opens its record', () => {
   it('B6: a link to an off-page record opens its page: content, metadata, provenance, links both ways, corrections marked', async () => {
     const p = await newPage();
     await signIn(p, fx.operatorToken);
@@ -328,7 +328,7 @@ describe('issue 12 item 5: every id opens its record', () => {
   });
 });
 
-describe('issue 12 item 6: the Context tab', () => {
+describe('C9: the Context tab', () => {
   it('C9: in America/New_York the instant picker reads local time across the spring-forward and fall-back days', async () => {
     const p = await newPage();
     await signIn(p, fx.operatorToken);
@@ -439,7 +439,7 @@ describe('issue 12 item 6: the Context tab', () => {
 
 describe('docs/memories-tab.md pictures', () => {
   it('demo data: the record page of a decision and the Context tab, 1280×800 (also dark, and at phone width)', async () => {
-    const demo = await startHarness({ webRoot });
+    const demo = await startEmbeddedHarness({ webRoot });
     try {
       const seed = (await seedDemo(demo.db, new Date()))!;
       const address = await demo.server.listen(0, '127.0.0.1');

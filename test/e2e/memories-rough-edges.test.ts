@@ -1,4 +1,4 @@
-// Issue 12 item 9, the Memories tab's rough edges, in a real headless Chromium against a real server with
+// B3, B6, the Memories tab's rough edges, in a real headless Chromium against a real server with
 // the demo data: date inputs that show the whole date, one date style, "Dates" chosen but not applied, a
 // range over 366 days refused before any request, no "new records appear" under a range that has ended,
 // collapsed filters at phone width, and a scroll cue on a table wider than its card.
@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo, type DemoSeed } from '../../src/demo/seed.js';
 import { buildWebIntoTemp, launchBrowser } from '../support/browser.js';
-import { startHarness, type Harness } from '../support/harness.js';
+import { startEmbeddedHarness, type Harness } from '../support/harness.js';
 
 let h: Harness;
 let webRoot: string;
@@ -45,7 +45,7 @@ const summary = (p: Page) => p.locator('[data-summary]').textContent();
 
 beforeAll(async () => {
   webRoot = await buildWebIntoTemp('memory-web-rough-');
-  h = await startHarness({ webRoot });
+  h = await startEmbeddedHarness({ webRoot });
   seed = (await seedDemo(h.db, new Date()))!;
   const address = await h.server.listen(0, '127.0.0.1');
   base = `http://127.0.0.1:${address.port}`;
@@ -59,7 +59,7 @@ afterAll(async () => {
   if (webRoot) await rm(webRoot, { recursive: true, force: true });
 });
 
-describe('issue 12 item 9: rough edges', () => {
+describe('B3, B6: rough edges', () => {
   it('at 1280 px the date inputs are wide enough for a whole localized date', async () => {
     const p = await open();
     await p.getByRole('radio', { name: 'Dates' }).check();

@@ -1,4 +1,4 @@
-// Issue 12 items 4 and 8 in a real headless Chromium against a real server: search narrows and pages, the
+// B11, B12 and 8 in a real headless Chromium against a real server: search narrows and pages, the
 // narrower filters show exactly what the API answers for them, the view lives in the address (reload,
 // shared link), the type counts and the total follow, live records obey the search, and the shown view
 // exports as NDJSON and CSV (1,000 records).
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWebIntoTemp, launchBrowser } from '../support/browser.js';
 import {
   createAgentFixture,
-  startHarness,
+  startEmbeddedHarness,
   startRun,
   writeOk,
   type AgentFixture,
@@ -85,7 +85,7 @@ async function waitLive(p: Page): Promise<void> {
 
 beforeAll(async () => {
   webRoot = await buildWebIntoTemp('memory-web-search-');
-  h = await startHarness({ webRoot });
+  h = await startEmbeddedHarness({ webRoot });
   const address = await h.server.listen(0, '127.0.0.1');
   base = `http://127.0.0.1:${address.port}`;
   desk = await createAgentFixture(h, {
@@ -140,7 +140,7 @@ afterAll(async () => {
   if (webRoot) await rm(webRoot, { recursive: true, force: true });
 });
 
-describe('issue 12 item 4: search and filters on the page', () => {
+describe('B11, B2: search and filters on the page', () => {
   it('search narrows the list before pagination, pages with "Load older", and survives a reload from the address', async () => {
     const p = await open(desk.operatorToken);
     const expected = await apiIds(desk.agentId, { text: 'funding' });
@@ -216,7 +216,7 @@ describe('issue 12 item 4: search and filters on the page', () => {
   });
 });
 
-describe('issue 12 item 8: export of the shown view', () => {
+describe('B12: export of the shown view', () => {
   it('exports 1,000 records as NDJSON and as CSV, newest first, the same records as the list', async () => {
     const p = await open(bulk.operatorToken);
     const expected = await apiIds(bulk.agentId, {});

@@ -2,10 +2,11 @@
 // stream open on instance B — an export, an SSE stream, a WebSocket — ends within 1 s of its token's
 // revocation (or its run's finish) through instance A.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLOSE_FORBIDDEN } from '../../src/realtime/ws-server.js';
+
 import { readExportSlowly, type SlowExport } from '../support/export.js';
 import { openSocket, openSse, subscribeWs, wsClient } from '../support/live.js';
 import { gqlOverHttp, startInstancePair, type ServiceProcess } from '../support/processes.js';
+import { CloseCode } from '../../src/realtime/close-codes.js';
 
 const ADMIN = 'adm_stream_revocation_token_0123456789';
 /** 1,500 records of 16 KB: 24 MB, about 6 s for the slow reader — it cannot finish within 1 s. */
@@ -139,7 +140,7 @@ describe('S10: streams end with their token on every instance', () => {
       await admin('mutation($r: UUID!) { finishRun(runId: $r, status: SUCCEEDED) { id } }', { r: run.runId });
       await cutOnBWithinOneSecond(before, finishedAt);
       expect(await within(socket.closed, 1000 - (Date.now() - finishedAt), 'the socket')).toBe(
-        CLOSE_FORBIDDEN,
+        CloseCode.Forbidden,
       );
       await expectCut(slow);
     } finally {
@@ -175,7 +176,7 @@ describe('S10: streams end with their token on every instance', () => {
     expect(sse.results.at(-1)?.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     await within(ws.closed, 1000 - (Date.now() - revokedAt), 'the WebSocket');
     for (let round = 0; round < 50 && closeCode === null; round++) await sleep(10);
-    expect(closeCode).toBe(CLOSE_FORBIDDEN);
+    expect(closeCode).toBe(CloseCode.Forbidden);
     await client.dispose();
   }, 60_000);
 });

@@ -41,6 +41,16 @@ export async function createTestDatabase(
       },
     });
   }
+  return createEmbeddedTestDatabase(options);
+}
+
+/**
+ * A fresh, migrated, empty PGlite in memory, whatever database kind the run tests: for tests whose
+ * outcome the kind cannot change (the page in a browser), so they run once (test/support/projects.ts).
+ */
+export async function createEmbeddedTestDatabase(
+  options: Pick<DatabaseConfig, 'onStatement' | 'beforeStatement' | 'statementTimeoutMs'> = {},
+): Promise<Database> {
   const snapshot = new Blob([await readFile(inject('pgliteSnapshot'))]);
   return openDatabase({ dataDir: 'memory://', pgliteSnapshot: snapshot, ...options });
 }

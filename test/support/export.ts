@@ -1,4 +1,4 @@
-// Issue 12 item 8 support: records imported with chosen instants and awkward text, the `memories`
+// B12 support: records imported with chosen instants and awkward text, the `memories`
 // pages to compare an export with, and the export read back — NDJSON line by line, CSV through a
 // real parser (PostgreSQL's own COPY … CSV reader, in a PGlite of its own).
 import http from 'node:http';

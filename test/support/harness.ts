@@ -4,7 +4,7 @@ import { createLogger } from '../../src/logger.js';
 import { createServer, type Server, type ServerDeps } from '../../src/server.js';
 import { createMemoryEvents, type MemoryEvents } from '../../src/realtime/events.js';
 import type { Database } from '../../src/store/db.js';
-import { createTestDatabase } from './db.js';
+import { createEmbeddedTestDatabase, createTestDatabase } from './db.js';
 import type { StatementRecorder } from './statement-recorder.js';
 import type { StatementHook } from '../../src/store/statement-observer.js';
 
@@ -49,29 +49,44 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(
-  options: {
-    events?: MemoryEvents;
-    webRoot?: string;
-    maxConnectionsPerToken?: number;
-    sessionCheckMs?: number;
-    /** Receives every log line (S4 tests); omitted ⇒ silent unless TEST_LOG_LEVEL is set. */
-    logLines?: string[];
-    /** Extra server settings (S2: CORS origins, GraphiQL, introspection). */
-    server?: Partial<ServerDeps>;
-    /** Hears every statement the service sends (round-trip snapshots). */
-    recorder?: StatementRecorder;
-    /** Runs before every direct SQL statement: delays or fails it (fault injection). */
-    beforeStatement?: StatementHook;
-    /** S7: the read bound of the test's database (PostgreSQL). */
-    statementTimeoutMs?: number;
-  } = {},
-): Promise<Harness> {
-  const db = await createTestDatabase({
-    onStatement: options.recorder?.listener,
-    beforeStatement: options.beforeStatement,
-    statementTimeoutMs: options.statementTimeoutMs,
-  });
+export interface HarnessOptions {
+  events?: MemoryEvents;
+  webRoot?: string;
+  maxConnectionsPerToken?: number;
+  sessionCheckMs?: number;
+  /** Receives every log line (S4 tests); omitted ⇒ silent unless TEST_LOG_LEVEL is set. */
+  logLines?: string[];
+  /** Extra server settings (S2: CORS origins, GraphiQL, introspection). */
+  server?: Partial<ServerDeps>;
+  /** Hears every statement the service sends (round-trip snapshots). */
+  recorder?: StatementRecorder;
+  /** Runs before every direct SQL statement: delays or fails it (fault injection). */
+  beforeStatement?: StatementHook;
+  /** S7: the read bound of the test's database (PostgreSQL). */
+  statementTimeoutMs?: number;
+}
+
+const databaseOptions = (options: HarnessOptions) => ({
+  onStatement: options.recorder?.listener,
+  beforeStatement: options.beforeStatement,
+  statementTimeoutMs: options.statementTimeoutMs,
+});
+
+/** The service over a fresh database of the run's kind (PGlite, or PostgreSQL with TEST_DATABASE_URL). */
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  return serve(await createTestDatabase(databaseOptions(options)), options);
+}
+
+/**
+ * The service over a fresh embedded database whatever the run's kind: for tests of what the kind
+ * cannot change (the operator page drives the API, whose answers test/api proves on both kinds),
+ * so a file using only this runs once (project `once`).
+ */
+export async function startEmbeddedHarness(options: HarnessOptions = {}): Promise<Harness> {
+  return serve(await createEmbeddedTestDatabase(databaseOptions(options)), options);
+}
+
+function serve(db: Database & { url?: string }, options: HarnessOptions): Harness {
   const events = options.events ?? createMemoryEvents();
   const clock = new Clock();
   const server = createServer({

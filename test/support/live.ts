@@ -251,3 +251,27 @@ export async function openSse(
     close: () => abort.abort(),
   };
 }
+
+/** How a poller reads `/metrics`: `h.fetch` in process, or `(path) => fetch(base + path)` for a process. */
+type MetricsFetch = (path: string) => Promise<Response>;
+
+/** The service's joined memoryAdded subscriptions (L1), as its Prometheus gauge reads. */
+export async function openSubscriptions(fetchPath: MetricsFetch): Promise<number> {
+  const text = await (await fetchPath('/metrics')).text();
+  return Number(/^memory_subscriptions_open (\d+)$/m.exec(text)?.[1]);
+}
+
+/** Polls the gauge every 50 ms until it reads `expected` or `ms` pass; returns the last reading. */
+export async function settleOpenSubscriptions(
+  fetchPath: MetricsFetch,
+  expected: number,
+  ms = 5_000,
+): Promise<number> {
+  const deadline = Date.now() + ms;
+  let value = await openSubscriptions(fetchPath);
+  while (value !== expected && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    value = await openSubscriptions(fetchPath);
+  }
+  return value;
+}

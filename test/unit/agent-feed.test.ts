@@ -5,6 +5,7 @@ import { EVERY_RECORD } from '../../src/domain/memory-filter.js';
 import { createMemoryEvents, type MemoryEvents } from '../../src/realtime/events.js';
 import { memoryAddedStream } from '../../src/realtime/memory-added.js';
 import type { Database } from '../../src/store/db.js';
+import { AgentFeeds } from '../../src/realtime/agent-feed.js';
 
 const at = new Date('2026-01-01T00:00:00Z');
 const facts = { instruments: [], producerId: null, runKind: null, expiresAt: null };
@@ -46,8 +47,16 @@ function fakeDatabase() {
   return { db, reads, state };
 }
 
+/** One server's feeds per event bus, as createServer makes them: streams of one bus share them. */
+const feedsByBus = new Map<MemoryEvents, AgentFeeds>();
+function feedsOn(db: Database, events: MemoryEvents): AgentFeeds {
+  const feeds = feedsByBus.get(events) ?? new AgentFeeds(db, events);
+  feedsByBus.set(events, feeds);
+  return feeds;
+}
+
 const stream = (db: Database, events: MemoryEvents) =>
-  memoryAddedStream({ db, events, agentId: 'a', filter: EVERY_RECORD, afterSeq: null });
+  memoryAddedStream({ db, feeds: feedsOn(db, events), agentId: 'a', filter: EVERY_RECORD, afterSeq: null });
 
 describe('the agent feed (L2)', () => {
   it('L2: subscriptions of one agent share one listener and one gap read; the last one to end releases it', async () => {

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, loadDatabaseConfig, loadMcpStdioConfig } from '../../src/config.js';
+import { loadInstrumentSyncConfig } from '../../src/instrument-sync-config.js';
 
 const base = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x',
@@ -321,5 +322,37 @@ describe('D4: a Redis Cluster in the settings', () => {
     expect(refusal({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: '127.0.0.1:7000' })).toMatch(
       /REDIS_URL and REDIS_CLUSTER_NODES are both set/,
     );
+  });
+});
+
+describe('V2: the instruments:sync settings', () => {
+  const none = '/nonexistent-dir-for-config-test';
+  it("V2: the venue's endpoint and the service address have defaults; the admin token comes from the setting or DATA_DIR", () => {
+    expect(loadInstrumentSyncConfig({ ADMIN_TOKEN: base.ADMIN_TOKEN }, none)).toEqual({
+      infoUrl: 'https://api.hyperliquid.xyz/info',
+      memoryUrl: 'http://127.0.0.1:4000',
+      adminToken: base.ADMIN_TOKEN,
+    });
+    expect(
+      loadInstrumentSyncConfig(
+        { ADMIN_TOKEN: base.ADMIN_TOKEN, PORT: '4100', HYPERLIQUID_INFO_URL: 'http://127.0.0.1:9/info' },
+        none,
+      ),
+    ).toMatchObject({ infoUrl: 'http://127.0.0.1:9/info', memoryUrl: 'http://127.0.0.1:4100' });
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'memory-sync-config-'));
+    try {
+      writeFileSync(path.join(dir, 'admin-token'), 'adm_from_the_data_dir_0123\n');
+      expect(loadInstrumentSyncConfig({ DATA_DIR: dir }, none).adminToken).toBe('adm_from_the_data_dir_0123');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('V2: a malformed venue URL or no admin token stops the sync naming the setting', () => {
+    expect(() =>
+      loadInstrumentSyncConfig({ ADMIN_TOKEN: base.ADMIN_TOKEN, HYPERLIQUID_INFO_URL: 'ftp://x' }, none),
+    ).toThrow(/HYPERLIQUID_INFO_URL/);
+    expect(() => loadInstrumentSyncConfig({}, none)).toThrow(ConfigError);
+    expect(() => loadInstrumentSyncConfig({}, none)).toThrow(/ADMIN_TOKEN is required/);
   });
 });

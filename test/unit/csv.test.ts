@@ -1,4 +1,4 @@
-// Issue 12 item 8 and S13: the export's CSV text — RFC 4180 quoting and the formula guard, proven
+// B12 and S13: the export's CSV text — RFC 4180 quoting and the formula guard, proven
 // by examples and by a real parser (PostgreSQL's COPY … CSV) reading any storable text back (W10).
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -10,8 +10,8 @@ afterAll(async () => {
   await closeCsvParser();
 });
 
-describe('issue 12 item 8: CSV fields', () => {
-  it('issue 12 item 8: RFC 4180 — a field with a comma, quote, CR or LF is quoted, its quotes doubled; others stay bare', () => {
+describe('B12: CSV fields', () => {
+  it('B12: RFC 4180 — a field with a comma, quote, CR or LF is quoted, its quotes doubled; others stay bare', () => {
     expect(csvField('plain text')).toBe('plain text');
     expect(csvField('')).toBe('');
     expect(csvField('a,b')).toBe('"a,b"');
@@ -72,7 +72,7 @@ describe('issue 12 item 8: CSV fields', () => {
     );
   });
 
-  it('issue 12 item 8: any storable text survives a real parser (PostgreSQL COPY CSV) as the guarded value', async () => {
+  it('B12: any storable text survives a real parser (PostgreSQL COPY CSV) as the guarded value', async () => {
     const storable = fc.string({ unit: 'binary', maxLength: 40 }).filter((text) => isStorableText(text));
     const awkward = fc.constantFrom(
       '"',

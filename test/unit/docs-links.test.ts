@@ -69,3 +69,10 @@ describe('Docs: links between the README and docs/', () => {
     ).toEqual(new Set(['mcp-agents-tool-channel', 'cost-isolation-s7s9', 'x', 'x-1']));
   });
 });
+
+describe('Docs: the README is read in five minutes', () => {
+  it('Docs: README.md is at most 150 lines; reference and the walk-through live in docs/', async () => {
+    const lines = (await readFile(path.join(repoRoot, 'README.md'), 'utf8')).trimEnd().split('\n');
+    expect(lines.length).toBeLessThanOrEqual(150);
+  });
+});

@@ -1,7 +1,7 @@
 // Serialise once, send many (L1): a fan-out group executes and serialises each record once, and
 // every member's message is its own id around those bytes, in its own order, whatever order the
 // executions finish in.
-import { buildSchema, parse, type ExecutionArgs } from 'graphql';
+import { buildSchema, GraphQLError, parse, type ExecutionArgs } from 'graphql';
 import type { WebSocket } from 'ws';
 import { describe, expect, it } from 'vitest';
 import { FanoutGroup, GroupMember } from '../../src/realtime/fanout.js';
@@ -52,7 +52,7 @@ function controlledGroup() {
       return { id: root.id };
     },
   };
-  const group = new FanoutGroup(args, (error) => error as Error);
+  const group = new FanoutGroup(args, (error) => new GraphQLError(String(error)));
   const join = (id: string) => {
     const socket = fakeSocket();
     const afterWrite: string[] = [];

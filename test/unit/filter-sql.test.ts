@@ -1,4 +1,4 @@
-// Issue 12 item 4: the browse filter as SQL. A named statement must keep one text per name (pg
+// B2: the browse filter as SQL. A named statement must keep one text per name (pg
 // prepares it once per connection), so every combination of filter fields is checked here: equal
 // variants mean equal texts and different texts different variants; a search is never named.
 import { describe, expect, it } from 'vitest';
@@ -34,8 +34,8 @@ const sqlOf = (filter: ResolvedFilter, mode: 'list' | 'live') => {
   return filterSql('agent', filter, mode, param);
 };
 
-describe('filterSql (issue 12 item 4)', () => {
-  it('issue 12 item 4, issue 14: every named statement text has its own variant; value-dependent ones none', () => {
+describe('filterSql (B2)', () => {
+  it('B2: every named statement text has its own variant; value-dependent ones none', () => {
     const textOf = new Map<string, string>();
     const variantOf = new Map<string, string>();
     let combinations = 0;
@@ -44,7 +44,7 @@ describe('filterSql (issue 12 item 4)', () => {
         combinations++;
         const { where, variant } = sqlOf(filter, mode);
         const text = where.join(' AND ');
-        // Issue 14: a statement whose best plan depends on its values is unnamed (planned with them).
+        // A statement whose best plan depends on its values is unnamed (planned with them).
         const valueDependent =
           filter.text !== null ||
           (filter.types?.length ?? 0) > 1 ||
@@ -71,7 +71,7 @@ describe('filterSql (issue 12 item 4)', () => {
     expect(textOf.size).toBe(36);
   });
 
-  it('issue 12 item 4: values travel as parameters, never in the text', () => {
+  it('B2: values travel as parameters, never in the text', () => {
     const { values, param } = parameters();
     const { where } = filterSql(
       'agent',

@@ -1,4 +1,4 @@
-// Issue 12 item 4, L1/L2: a live search is the database's answer, which may come back in any order;
+// B11, L1/L2: a live search is the database's answer, which may come back in any order;
 // the subscription still delivers in seq order, once, and asks one statement per record for every
 // text searched. A database whose answers the test releases one by one.
 import { describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { resolveFilter } from '../../src/domain/memory-filter.js';
 import { createMemoryEvents } from '../../src/realtime/events.js';
 import { memoryAddedStream } from '../../src/realtime/memory-added.js';
 import type { Database } from '../../src/store/db.js';
+import { AgentFeeds } from '../../src/realtime/agent-feed.js';
 
 const at = new Date('2026-09-01T10:00:00Z');
 const facts = { instruments: [], producerId: null, runKind: null, expiresAt: null };
@@ -43,10 +44,18 @@ function searchedDatabase() {
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
+/** One server's feeds per event bus, as createServer makes them: streams of one bus share them. */
+const feedsByBus = new Map<ReturnType<typeof createMemoryEvents>, AgentFeeds>();
+function feedsOn(db: Database, events: ReturnType<typeof createMemoryEvents>): AgentFeeds {
+  const feeds = feedsByBus.get(events) ?? new AgentFeeds(db, events);
+  feedsByBus.set(events, feeds);
+  return feeds;
+}
+
 async function searching(db: Database, events: ReturnType<typeof createMemoryEvents>, text: string) {
   const stream = memoryAddedStream({
     db,
-    events,
+    feeds: feedsOn(db, events),
     agentId: 'a',
     filter: resolveFilter({ text }, at),
     afterSeq: null,
@@ -56,7 +65,7 @@ async function searching(db: Database, events: ReturnType<typeof createMemoryEve
   return { stream, first };
 }
 
-describe('live search (issue 12 item 4, L1, L2)', () => {
+describe('live search (B11, L1, L2)', () => {
   it('L2: answers that come back out of order are delivered in seq order, the non-matching skipped', async () => {
     const { db, questions } = searchedDatabase();
     const events = createMemoryEvents();
@@ -76,7 +85,7 @@ describe('live search (issue 12 item 4, L1, L2)', () => {
     await stream.return(undefined);
   });
 
-  it('issue 12 item 4: one statement per record for every text its subscribers search, each text once', async () => {
+  it('B11: one statement per record for every text its subscribers search, each text once', async () => {
     const { db, questions } = searchedDatabase();
     const events = createMemoryEvents();
     const subs = [
@@ -98,7 +107,7 @@ describe('live search (issue 12 item 4, L1, L2)', () => {
     for (const sub of subs) await sub.stream.return(undefined);
   });
 
-  it('issue 12 item 4: a failed search ends the subscription with the error (the client resumes with after)', async () => {
+  it('B11: a failed search ends the subscription with the error (the client resumes with after)', async () => {
     const { db, questions } = searchedDatabase();
     const events = createMemoryEvents();
     const { first } = await searching(db, events, 'bearish');

@@ -4,6 +4,7 @@ import { createMemoryEvents } from '../../src/realtime/events.js';
 import { SlowConsumerError } from '../../src/domain/errors.js';
 import { memoryAddedStream } from '../../src/realtime/memory-added.js';
 import type { Database } from '../../src/store/db.js';
+import { AgentFeeds } from '../../src/realtime/agent-feed.js';
 
 /** What a record's event carries for the filter besides type and createdAt (none of it filtered here). */
 const facts = { instruments: [], producerId: null, runKind: null, expiresAt: null };
@@ -16,7 +17,7 @@ async function listeningStream(types: string[]) {
   const events = createMemoryEvents();
   const stream = memoryAddedStream({
     db: noDatabase,
-    events,
+    feeds: new AgentFeeds(noDatabase, events),
     agentId: 'a',
     filter: { ...EVERY_RECORD, types },
     afterSeq: null,
@@ -43,7 +44,7 @@ describe('memoryAddedStream', () => {
     const events = createMemoryEvents();
     const stream = memoryAddedStream({
       db: noDatabase,
-      events,
+      feeds: new AgentFeeds(noDatabase, events),
       agentId: 'a',
       filter: EVERY_RECORD,
       afterSeq: null,
@@ -101,7 +102,7 @@ describe('memoryAddedStream in commit order (L2)', () => {
     } as unknown as Database;
     const stream = memoryAddedStream({
       db,
-      events,
+      feeds: new AgentFeeds(db, events),
       agentId: 'a',
       filter: EVERY_RECORD,
       afterSeq: null,

@@ -1,4 +1,4 @@
-// Issue 12 item 4 (B2, B5): the filter's new fields as pure rules — resolved and normalised once,
+// B2 (B2, B5): the filter's new fields as pure rules — resolved and normalised once,
 // the live predicate over a record's facts, and page cursors pinned to every field.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -41,8 +41,8 @@ function fieldOf(filter: MemoryFilterArgs): string | undefined {
   return undefined;
 }
 
-describe('resolveFilter (issue 12 item 4)', () => {
-  it('issue 12 item 4: lists are deduplicated and sorted, ids lowercased, blank text is no search, freshness keeps its instant', () => {
+describe('resolveFilter (B2)', () => {
+  it('B2: lists are deduplicated and sorted, ids lowercased, blank text is no search, freshness keeps its instant', () => {
     expect(
       resolveFilter(
         {
@@ -67,7 +67,7 @@ describe('resolveFilter (issue 12 item 4)', () => {
     );
   });
 
-  it('issue 12 item 4: a bad value is BAD_USER_INPUT naming its field', () => {
+  it('B2: a bad value is BAD_USER_INPUT naming its field', () => {
     expect(fieldOf({ text: 'x'.repeat(201) })).toBe('text');
     expect(fieldOf({ text: 'a\u0000' })).toBe('text');
     expect(fieldOf({ instruments: ['ETH', ''] })).toBe('instruments[1]');
@@ -92,7 +92,7 @@ describe('resolveFilter (issue 12 item 4)', () => {
     expect(() => resolveFilter({ text: words(20) }, now)).toThrow(/at most 16 words.*20/);
   });
 
-  it('issue 12 item 4: memoryTypes takes window or filter.window, never both', () => {
+  it('B2: memoryTypes takes window or filter.window, never both', () => {
     const window = { rolling: 'LAST_1H' } as const;
     expect(resolveTypeCountFilter({ text: 'x' }, window, now)).toEqual(
       resolveFilter({ text: 'x', window }, now),
@@ -102,18 +102,18 @@ describe('resolveFilter (issue 12 item 4)', () => {
   });
 });
 
-describe('matchesFilter (issue 12 item 4, B5)', () => {
+describe('matchesFilter (B2, B5)', () => {
   const clock = () => now;
   const matches = (filter: MemoryFilterArgs, facts = record) =>
     matchesFilter(facts, resolveFilter(filter, now), clock);
 
-  it('issue 12 item 4: instruments match any target; agent-wide records match none', () => {
+  it('B2: instruments match any target; agent-wide records match none', () => {
     expect(matches({ instruments: ['SOL', 'BTC'] })).toBe(true);
     expect(matches({ instruments: ['SOL'] })).toBe(false);
     expect(matches({ instruments: ['ETH'] }, imported)).toBe(false);
   });
 
-  it('issue 12 item 4: producers and run kinds; records without provenance match neither', () => {
+  it('B2: producers and run kinds; records without provenance match neither', () => {
     expect(matches({ producerIds: [PRODUCER.toUpperCase()] })).toBe(true);
     expect(matches({ producerIds: ['0000000b-0000-4000-8000-000000000001'] })).toBe(false);
     expect(matches({ producerIds: [PRODUCER] }, imported)).toBe(false);
@@ -122,7 +122,7 @@ describe('matchesFilter (issue 12 item 4, B5)', () => {
     expect(matches({ runKinds: ['ANALYSIS'] }, imported)).toBe(false);
   });
 
-  it('issue 12 item 4: freshness is evaluated by the clock when the record arrives, and only then', () => {
+  it('B2: freshness is evaluated by the clock when the record arrives, and only then', () => {
     let reads = 0;
     const later = () => (reads++, new Date('2026-09-01T10:05:00.000Z'));
     const fresh = resolveFilter({ freshness: 'FRESH' }, now);
@@ -136,7 +136,7 @@ describe('matchesFilter (issue 12 item 4, B5)', () => {
     expect(reads).toBe(3); // no freshness, no clock
   });
 
-  it('issue 12 item 4: text is left to the database; every other field must hold', () => {
+  it('B11: text is left to the database; every other field must hold', () => {
     expect(matches({ text: 'anything at all' })).toBe(true);
     expect(
       matches({ types: ['ema_handoff'], instruments: ['ETH'], runKinds: ['ANALYSIS'], freshness: 'FRESH' }),
@@ -145,7 +145,7 @@ describe('matchesFilter (issue 12 item 4, B5)', () => {
   });
 });
 
-describe('filterDigest (B4, issue 12 item 4)', () => {
+describe('filterDigest (B4, B2)', () => {
   const agent = '0000000c-0000-4000-8000-000000000001';
 
   it('B4: a filter without the new fields digests as before they existed (older cursors keep working)', () => {
@@ -158,7 +158,7 @@ describe('filterDigest (B4, issue 12 item 4)', () => {
     expect(filterDigest(agent, { text: ' ', instruments: [] })).toBe(before(null));
   });
 
-  it('issue 12 item 4: every field changes the digest; equal filters written differently do not', () => {
+  it('B2: every field changes the digest; equal filters written differently do not', () => {
     const base = filterDigest(agent, {});
     const variants: MemoryFilterArgs[] = [
       { text: 'bearish' },

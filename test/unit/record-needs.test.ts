@@ -1,4 +1,4 @@
-// Issue 14 item 3: the parts of a record a selection reads are worked out from the document once,
+// The parts of a record a selection reads are worked out from the document once,
 // by recordNeeds — every Memory field is classified, fragments and aliases count, and a hot
 // document costs a map lookup.
 import {
@@ -28,7 +28,7 @@ function infoOf(document: string): GraphQLResolveInfo {
   return { fieldNodes: [field], fragments } as unknown as GraphQLResolveInfo;
 }
 
-describe('recordNeeds (issue 14: selection planning without per-field wrappers)', () => {
+describe('recordNeeds: selection planning without per-field wrappers', () => {
   it('classifies every field of the Memory type, and nothing else', () => {
     const memory = schema.getType('Memory');
     if (!isObjectType(memory)) throw new Error('Memory is not an object type');

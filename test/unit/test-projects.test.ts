@@ -131,7 +131,6 @@ describe('Test projects: this tree', () => {
     'test/e2e/mcp.test.ts', // startMcpService
     'test/e2e/readme-examples.test.ts', // testDatabaseUrl picks the second mode
     'test/e2e/noisy-neighbour.test.ts', // testDatabaseUrl picks the service's database
-    'test/e2e/memories-page.test.ts', // a browser over startHarness
   ])('Test projects: %s runs on both databases', (file) => {
     expect(db).toContain(file);
   });
@@ -142,6 +141,7 @@ describe('Test projects: this tree', () => {
     'test/e2e/multi-instance.test.ts', // always PostgreSQL (sharedPostgresUrl)
     'test/e2e/faults.test.ts', // its own PostgreSQL and PGlite folders, seeded from the snapshot both runs have
     'test/e2e/main-process.test.ts', // always an embedded DATA_DIR
+    'test/e2e/memories-page.test.ts', // a browser over startEmbeddedHarness
   ])('Test projects: %s runs once', (file) => {
     expect(once).toContain(file);
   });

@@ -1,4 +1,4 @@
-// Issue 14 items 2 and 4: the token identities a process remembers are bounded (oldest out first)
+// S14: the token identities a process remembers are bounded (oldest out first)
 // and never carry whether the token still authenticates (a run's status, an operator's revocation).
 import { describe, expect, it } from 'vitest';
 import { TokenIdentities } from '../../src/auth/caller.js';

@@ -1,4 +1,4 @@
-// The operator page's filter without a browser (issue 12 items 4, 8, 9): the address that carries it, the
+// The operator page's filter without a browser (B2, 8, 9): the address that carries it, the
 // API filter it becomes, the type counts' filter and total, the export's address, the date-range checks.
 import { describe, expect, it } from 'vitest';
 import { addressWithFilter, filterFromSearch } from '../../src/web/filter-url.js';

@@ -1,4 +1,4 @@
-// The operator page's routes (issue 12 items 5, 6) and the Context tab's "as of" local time in a
+// The operator page's routes (B6, C9) and the Context tab's "as of" local time in a
 // daylight-saving zone (C9, B3), without a browser.
 import { describe, expect, it } from 'vitest';
 import { localInputValue, readLocalTime } from '../../src/web/local-time.js';
@@ -15,7 +15,7 @@ const ID = '7c0c8a3e-2f4b-4d35-9b8e-0d3f5a1c2b4d';
 const NY = 'America/New_York';
 
 describe('routes in the fragment', () => {
-  it('issue 12 item 5: #/memory/<id> is a record page; anything else unknown is the list', () => {
+  it('B6: #/memory/<id> is a record page; anything else unknown is the list', () => {
     expect(parseRoute(`#/memory/${ID}`)).toEqual({ kind: 'record', id: ID });
     expect(parseRoute(memoryHref(ID))).toEqual({ kind: 'record', id: ID });
     expect(parseRoute('#/memory/not-a-uuid')).toEqual({ kind: 'record', id: 'not-a-uuid' });
@@ -24,14 +24,14 @@ describe('routes in the fragment', () => {
     }
   });
 
-  it('issue 12 item 5: a malformed escape in #/memory/<id> is a record that does not exist, not a crash', () => {
+  it('B6: a malformed escape in #/memory/<id> is a record that does not exist, not a crash', () => {
     // decodeURIComponent throws URIError on these; the route is read while the page renders.
     for (const id of ['%', '%E0%A4%A', '%zz', 'abc%']) {
       expect(parseRoute(`#/memory/${id}`), id).toEqual({ kind: 'record', id });
     }
   });
 
-  it('issue 12 item 6: #/context carries the instrument and the instant; a bad instant means now', () => {
+  it('C9: #/context carries the instrument and the instant; a bad instant means now', () => {
     expect(parseRoute('#/context')).toEqual({ kind: 'context', instrument: null, at: null });
     expect(parseRoute('#/context?instrument=ETH&at=2026-03-08T07:30:00Z')).toEqual({
       kind: 'context',

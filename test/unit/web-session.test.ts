@@ -25,14 +25,21 @@ describe('the agent in the address', () => {
 
 describe('auth failures (S6)', () => {
   it('S6: a revoked token or a finished run is an ended session; an unknown token and a forbidden one are not', () => {
-    const coded = (message: string, code: string) => errorFromGraphQL([{ message, extensions: { code } }]);
-    expect(coded('Not authenticated: operator token revoked', 'UNAUTHENTICATED')).toMatchObject({
+    const coded = (message: string, code: string, reason?: string) =>
+      errorFromGraphQL([{ message, extensions: { code, ...(reason ? { reason } : {}) } }]);
+    expect(
+      coded('Not authenticated: operator token revoked', 'UNAUTHENTICATED', 'TOKEN_ENDED'),
+    ).toMatchObject({
       code: 'ENDED',
     });
-    expect(coded('Not authenticated: run 1 is SUCCEEDED', 'UNAUTHENTICATED')).toMatchObject({
+    expect(coded('Not authenticated: run 1 is SUCCEEDED', 'UNAUTHENTICATED', 'TOKEN_ENDED')).toMatchObject({
       code: 'ENDED',
     });
     expect(coded('Not authenticated: unknown token', 'UNAUTHENTICATED')).toMatchObject({
+      code: 'UNAUTHENTICATED',
+    });
+    // The code decides, never the words: a message that reads like an ended session is not one.
+    expect(coded('Not authenticated: operator token revoked', 'UNAUTHENTICATED')).toMatchObject({
       code: 'UNAUTHENTICATED',
     });
     expect(coded('This token belongs to another agent', 'FORBIDDEN')).toMatchObject({ code: 'FORBIDDEN' });

@@ -1,4 +1,4 @@
-// The Context tab (issue 12 item 6): choose an instrument and, optionally, an instant (C9), and see
+// The Context tab (C9): choose an instrument and, optionally, an instant (C9), and see
 // exactly what a Trading run of this agent is given — the tradingContext answer, nothing added.
 import { useEffect, useRef } from 'preact/hooks';
 import { formatInstant } from '../format.js';

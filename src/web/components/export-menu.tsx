@@ -1,4 +1,4 @@
-// "Export" in the list's head: the list's exact filter as NDJSON or CSV (issue 12 item 8), with progress,
+// "Export" in the list's head: the list's exact filter as NDJSON or CSV (B12), with progress,
 // a cancel, and the reason when it fails.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { AuthError } from '../graphql.js';

@@ -1,4 +1,4 @@
-// Every record id on the page opens that record's page (issue 12 item 5): one link, the short id shown,
+// Every record id on the page opens that record's page (B6): one link, the short id shown,
 // the whole id on hover and to assistive tech.
 import { shortId } from '../format.js';
 import { memoryHref } from '../route.js';

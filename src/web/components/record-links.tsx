@@ -1,4 +1,4 @@
-// A record's links in both directions (issue 12 item 5): what it links (its `links`) and what links to
+// A record's links in both directions (B13): what it links (its `links`) and what links to
 // it (`linkedFrom`), corrections of it apart and marked (C6). Every id opens its record's page.
 import type { ComponentChildren } from 'preact';
 import { formatInstant } from '../format.js';

@@ -1,4 +1,4 @@
-// A record's own page, `#/memory/<id>` (issue 12 item 5): type, scope and instruments, provenance,
+// A record's own page, `#/memory/<id>` (B6): type, scope and instruments, provenance,
 // created and expiry times in the operator's zone, freshness, content, metadata, links in both
 // directions with corrections marked, and for a trading decision its audit (T3).
 import { useEffect, useRef } from 'preact/hooks';

@@ -1,4 +1,4 @@
-// Search and the narrower filters (issue 12 item 4): full-text search, instruments, producers, run kinds and
+// Search and the narrower filters (B2, B11): full-text search, instruments, producers, run kinds and
 // freshness. The server applies them before pagination and to live updates; here they are only chosen.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { RUN_KINDS, runKindLabel, type BrowseFilter } from '../filters.js';

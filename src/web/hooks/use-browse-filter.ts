@@ -1,4 +1,4 @@
-// The operator's filter (B2, B3, issue 12 item 4), kept in the address (filter-url.ts): each change
+// The operator's filter (B2, B3), kept in the address (filter-url.ts): each change
 // replaces the current history entry, so a reload or a shared link shows the same view, and Back/Forward
 // across entries (another agent, a record page) come back to the filter they had.
 import { useEffect, useState } from 'preact/hooks';
