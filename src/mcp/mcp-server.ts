@@ -13,7 +13,8 @@ import { ServiceAnswerError, type ServiceExecutor } from './executor.js';
 import { adviceFor, DESCRIPTIONS, SERVER_INSTRUCTIONS } from './protocol.js';
 import { checkArgumentKeys } from '../domain/argument-keys.js';
 import { argumentShapeOf, inputSchemaOf, outputSchemaOf, type ToolFailure } from './shapes.js';
-import { audienceOf, toolsFor, TOOLS, type Audience, type Tool } from './tools.js';
+import { audienceOf } from './audience.js';
+import { toolsFor, TOOLS, type Audience, type Tool } from './tools.js';
 
 const MCP_SERVER_INFO = { name: 'memory-service', version: '0.1.0' };
 
