@@ -122,9 +122,7 @@ export class Fanout {
   private executeEach(source: PlainSource, args: ExecutionArgs): AsyncIterableIterator<ExecutionResult> {
     const iterator = source.iterable[Symbol.asyncIterator]();
     const mask = (result: ExecutionResult): ExecutionResult =>
-      result.errors
-        ? { ...result, errors: result.errors.map((e) => this.options.maskError(e) as never) }
-        : result;
+      result.errors ? { ...result, errors: result.errors.map((e) => this.options.maskError(e)) } : result;
     return new Repeater<ExecutionResult>(async (push, stop) => {
       const stopped = stop.then(() => ({ done: true as const, value: undefined }));
       void stopped.then(() => iterator.return?.());
