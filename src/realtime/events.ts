@@ -49,7 +49,7 @@ export type MemoryAddedListener = (event: MemoryAddedEvent) => void;
  */
 export type GapListener = () => void;
 
-/** Issue 26 item 7: a run started or finished (its status says which), after the change committed. */
+/** B7: a run started or finished (its status says which), after the change committed. */
 export interface RunChangedEvent {
   runId: string;
   agentId: string;

@@ -1,4 +1,4 @@
-// Agent.health (issue 26 item 5, an addition beyond the contract): the fleet table's row for an
+// Agent.health (B8, an addition beyond the contract): the fleet table's row for an
 // agent — instruments, producers by health status (B8 at now), last decision, records in 24 h.
 // Every Agent of one answer is summed up together: two health statements and one count statement.
 import type { ProducerHealthStatus } from '../domain/producer-health.js';
@@ -74,7 +74,7 @@ async function flush(ctx: GraphQLContext, batch: Map<string, Waiter[]>): Promise
 }
 
 const AgentHealthRef = builder.objectRef<AgentHealthSummary>('AgentHealth').implement({
-  description: 'The fleet table’s row for one agent (issue 26 item 5), at now.',
+  description: 'The fleet table’s row for one agent (B8), at now.',
   fields: (t) => ({
     instrumentsSelected: t.exposeInt('instrumentsSelected'),
     producersHealthy: t.int({ resolve: (s) => s.producers.HEALTHY }),
@@ -92,7 +92,7 @@ builder.prismaObjectFields('Agent', (t) => ({
     ...insightReaders,
     type: AgentHealthRef,
     description:
-      'Issue 26 item 5 (beyond the contract): producers by B8 status over the last 24 h, last decision, records in 24 h. Operators, Review runs, the admin.',
+      'B8 (beyond the contract): producers by B8 status over the last 24 h, last decision, records in 24 h. Operators, Review runs, the admin.',
     resolve: (agent, _args, ctx) => summaryOf(ctx, agent.id),
   }),
 }));

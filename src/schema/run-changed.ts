@@ -1,4 +1,4 @@
-// Subscription.runChanged (issue 26 item 7): a run of the agent started or finished, so the desk's
+// Subscription.runChanged (B7): a run of the agent started or finished, so the desk's
 // health and board refresh on memoryAdded and runChanged instead of polling.
 import { agentForRead } from '../auth/access.js';
 import { SessionRevokedError } from '../domain/errors.js';

@@ -1,4 +1,4 @@
-// The fleet table's per-agent figures (issue 26 item 5) for many agents in one statement: instruments
+// The fleet table's per-agent figures (B8) for many agents in one statement: instruments
 // selected now, records of the last 24 h (the agent's createdAt index) and its latest decision.
 import { TRADING_DECISION } from '../domain/write-validation.js';
 import type { Database } from './db.js';

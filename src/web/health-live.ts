@@ -1,4 +1,4 @@
-// What moves the Health tab (issue 26): new records (memoryAdded) and run changes (runChanged, B7), on one
+// What moves the Health tab (B8, B9): new records (memoryAdded) and run changes (runChanged, B7), on one
 // graphql-ws socket of their own — the list's subscription carries the list's filter, the board needs
 // every record of the agent. Each event only asks for a refresh; the page decides when (at most every
 // 30 s, health.ts). A dropped socket reconnects with the list's backoff and asks for a refresh once back,

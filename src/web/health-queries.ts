@@ -1,4 +1,4 @@
-// The Health tab's operations (issue 26; names fixed by the API contract's "Operator insight"), with the
+// The Health tab's operations (B8, B9; names fixed by the API contract's "Operator insight"), with the
 // shapes they return: producer health (B8), the freshness board (B9) and one instrument's timeline.
 import type { BoardState, ProducerHealthStatus } from './health.js';
 import type { RunKind } from './queries.js';
@@ -145,7 +145,7 @@ export interface FleetResult {
   agents: FleetAgent[];
 }
 
-/** The admin's fleet overview: per agent, what the desk checks first (issue 26 item 9). */
+/** The admin's fleet overview: per agent, what the desk checks first (B8). */
 export const FLEET_QUERY = `
   query Fleet {
     agents {

@@ -1,4 +1,4 @@
-// The desk's view (issue 26) without a browser: the header badge's words, which tab opens first, the
+// The desk's view (B8, B9) without a browser: the header badge's words, which tab opens first, the
 // board as of the page's clock (a FRESH group turns STALE at its known expiresAt, B9) and when the next
 // such flip is due, so one timer replaces a request per record.
 

@@ -9,7 +9,7 @@ export type Route =
   | { kind: 'record'; id: string }
   /** `at` null: now. `instrument` null: the agent's first instrument. */
   | { kind: 'context'; instrument: string | null; at: string | null }
-  /** The desk's view (issue 26): `instrument` null ⇒ the board's first; the timeline's span. */
+  /** The desk's view (B8, B9): `instrument` null ⇒ the board's first; the timeline's span. */
   | { kind: 'health'; instrument: string | null; span: TimelineSpan };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

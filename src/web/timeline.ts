@@ -1,4 +1,4 @@
-// The freshness timeline's geometry (issue 26 item 6), without a browser: a time scale over the span in
+// The freshness timeline's geometry (B9), without a browser: a time scale over the span in
 // the browser's own zone (d3-scale / d3-time count local hours and days, so ticks follow DST), one lane
 // per (producer, type) with a bar for each interval its then-latest record was fresh, the gaps between
 // them, and the trading decisions as markers. The SVG (components/freshness-timeline.tsx) only draws this.

@@ -120,7 +120,7 @@ const ACCESS = {
   'importMemories:run':    [UNA, UNA,    [ok, BAD],  FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
   // Live updates: operators (and the admin naming the agent); run tokens may not subscribe.
   memoryAdded:             [UNA, UNA,    ok,         [ok, FBD],  [ok, FBD],  FBD,        FBD,        FBD,        UNA,      UNA],
-  // Issue 26 item 7: run changes, subscribed like memoryAdded (the call triggers a run change of `d`).
+  // B7: run changes, subscribed like memoryAdded (the call triggers a run change of `d`).
   runChanged:              [UNA, UNA,    ok,         [ok, FBD],  [ok, FBD],  FBD,        FBD,        FBD,        UNA,      UNA],
   // MCP tools (POST /mcp, tools/call): role-scoped like the fields they run; the admin token has no tool.
   'POST /mcp write_memory':          [UNA, UNA,    NOT,        NOT,        NOT,        [ok, LNK],  [ok, LNK],  [ok, LNK],  UNA,      UNA],

@@ -154,7 +154,7 @@ describe('B8: producer health over a scripted day', () => {
   });
 });
 
-describe('B8: the fleet table (Agent.health, issue 26 item 5)', () => {
+describe('B8: the fleet table (Agent.health, B8)', () => {
   const FLEET = `{ agents { name health { instrumentsSelected producersHealthy producersLate producersMissing
     producersDisabled producersUnscheduled lastDecisionAt recordsLast24h } } }`;
 

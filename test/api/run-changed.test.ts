@@ -1,4 +1,4 @@
-// Issue 26 item 7: Subscription.runChanged over a real WebSocket (started, finished, cancelled; only
+// B7: Subscription.runChanged over a real WebSocket (started, finished, cancelled; only
 // the agent's own runs; run tokens refused; revocation ends it), and across instances over Redis.
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -126,7 +126,7 @@ describe('S2: GraphiQL in a browser', () => {
     const { page, outside, problems } = await offlinePage();
     const response = await page.goto(`${base}/#token=${operatorToken}`);
     expect(response?.headers()['content-security-policy']).toContain("style-src 'self';");
-    // The list, whatever the producers' health (a bare address may open the Health tab, issue 26).
+    // The list, whatever the producers' health (a bare address may open the Health tab, B8).
     await page.waitForFunction(() => !window.location.hash.includes('token='));
     await page.evaluate(() => window.location.replace('#/'));
     await page.locator('article.record[data-type="offline_probe"]').waitFor({ timeout: 20_000 });

@@ -125,7 +125,7 @@ for (const transport of TRANSPORTS) {
         expect(tools.map((tool) => tool.name).sort(), who).toEqual([...expected].sort());
         for (const tool of tools) {
           expect(tool.inputSchema.type).toBe('object');
-          // success | failure; get_producer_health lists none (issue 27's budget, src/mcp/health-tools.ts).
+          // success | failure; get_producer_health lists none (M9's budget, src/mcp/health-tools.ts).
           if (tool.name === 'get_producer_health') expect(tool.outputSchema).toBeUndefined();
           else expect(tool.outputSchema?.anyOf, tool.name).toHaveLength(2);
         }

@@ -1,4 +1,4 @@
-// The desk's view (issue 26) in a real headless Chromium against a real server with the demo data: the
+// The desk's view (B8, B9) in a real headless Chromium against a real server with the demo data: the
 // Health tab (board, producers, timeline) opened by default while a producer is late, in light and dark
 // and at phone width, a decision marker reached from the keyboard, the board's own flip to STALE under a
 // fake clock with live refreshes at most every 30 s, the header badge on another tab, the admin's fleet
@@ -122,10 +122,10 @@ afterAll(async () => {
   if (webRoot) await rm(webRoot, { recursive: true, force: true });
 });
 
-describe('issue 26: the Health tab', () => {
+describe('B8, B9: the Health tab', () => {
   it('B8/B9: a bare address opens Health while a producer is late; board, producers and timeline are what the API answers', async () => {
     const api = await apiHealth();
-    // The demo has late producers (issue 26: it makes the tab meaningful).
+    // The demo has late producers (B8: it makes the tab meaningful).
     expect(api.producerHealth.some((row) => ['LATE', 'MISSING'].includes(row.status))).toBe(true);
     const p = await newPage();
     await openHealth(p);
@@ -201,7 +201,7 @@ describe('issue 26: the Health tab', () => {
     expect(pageErrors).toEqual([]);
   });
 
-  it('issue 26: dark mode and phone width: readable colours, nothing wider than the screen', async () => {
+  it('B8, B9: dark mode and phone width: readable colours, nothing wider than the screen', async () => {
     const p = await newPage({ width: 390, height: 844 }, 'dark');
     await openHealth(p);
     expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
@@ -233,7 +233,7 @@ describe('issue 26: the Health tab', () => {
     expect(pageErrors).toEqual([]);
   });
 
-  it('issue 26: a decision marker is reached with Tab alone and opens the decision with its audit (T3)', async () => {
+  it('B8, B9: a decision marker is reached with Tab alone and opens the decision with its audit (T3)', async () => {
     const p = await newPage();
     await openHealth(p);
     await p.locator('#timeline-title').evaluate((h3) => {
@@ -293,7 +293,7 @@ describe('issue 26: the Health tab', () => {
     expect(pageErrors).toEqual([]);
   });
 
-  it('issue 26: the badge names the late producers on every tab and opens Health; an address naming the list stays there', async () => {
+  it('B8, B9: the badge names the late producers on every tab and opens Health; an address naming the list stays there', async () => {
     const api = await apiHealth();
     const expected = healthBadgeText(api.producerHealth.map((row) => row.status));
     expect(expected).not.toBeNull();
@@ -317,8 +317,8 @@ describe('issue 26: the Health tab', () => {
   });
 });
 
-describe('issue 26: the admin and the audit', () => {
-  it('issue 26 item 9: the admin picker is a fleet table: instruments, producers healthy / late / missing, last decision, records in 24 h', async () => {
+describe('B8, B9: the admin and the audit', () => {
+  it('B8: the admin picker is a fleet table: instruments, producers healthy / late / missing, last decision, records in 24 h', async () => {
     const api = await apiHealth();
     const count = (status: ProducerHealthStatus) =>
       api.producerHealth.filter((row) => row.status === status).length;
@@ -380,7 +380,7 @@ describe('issue 26: the admin and the audit', () => {
         considered { memoryId freshnessAtDecision inContextAtDecision notInContextReason } } }`,
       { d: decision },
     );
-    // The demo's ETH decision considered fresh records and a stale one (issue 26: a meaningful audit).
+    // The demo's ETH decision considered fresh records and a stale one (B10: a meaningful audit).
     const atDecision = decisionAudit.considered.map((entry) => entry.freshnessAtDecision);
     expect(atDecision).toContain('FRESH');
     expect(atDecision).toContain('STALE');

@@ -40,7 +40,7 @@ export async function buildWebIntoTemp(prefix: string): Promise<string> {
 
 /**
  * Opens a `#token=…` sign-in link and then the Memories list. A bare address opens the Health tab while
- * a producer is LATE or MISSING (issue 26), which depends on the wall clock for scheduled producers:
+ * a producer is LATE or MISSING (B8, B9), which depends on the wall clock for scheduled producers:
  * tests of the list name it (`#/`), replacing the entry so Back still leaves the page.
  */
 export async function signInToList(page: Page, url: string): Promise<void> {

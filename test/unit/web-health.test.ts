@@ -1,4 +1,4 @@
-// The desk's view (issue 26) without a browser: the header badge, the tab a bare address opens, the
+// The desk's view (B8, B9) without a browser: the header badge, the tab a bare address opens, the
 // board's own flip to STALE at a known expiresAt (B9) and the timer that waits for it, the live
 // refresh's 30 s floor, and the timeline's lanes, gaps, markers and DST-correct ticks.
 import { describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ const MIN = 60_000;
 const HOUR = 60 * MIN;
 const iso = (ms: number) => new Date(ms).toISOString();
 
-describe('issue 26: the header badge and the default tab', () => {
+describe('B8, B9: the header badge and the default tab', () => {
   it('B8: the badge counts LATE and MISSING producers only, in words', () => {
     expect(health.healthBadgeText([])).toBeNull();
     expect(health.healthBadgeText(['HEALTHY', 'DISABLED', 'UNSCHEDULED'])).toBeNull();
@@ -33,8 +33,8 @@ describe('issue 26: the header badge and the default tab', () => {
   });
 });
 
-describe('issue 26: the Health tab in the address', () => {
-  it('issue 26: #/health carries the instrument and the span; an unknown span means 24 h', () => {
+describe('B8, B9: the Health tab in the address', () => {
+  it('B8, B9: #/health carries the instrument and the span; an unknown span means 24 h', () => {
     expect(parseRoute('#/health')).toEqual({ kind: 'health', instrument: null, span: '24h' });
     expect(parseRoute('#/health?instrument=ETH&span=7d')).toEqual({
       kind: 'health',
@@ -69,7 +69,7 @@ describe('B10: audit flags in words', () => {
   });
 });
 
-describe('issue 26: the board flips by itself', () => {
+describe('B8, B9: the board flips by itself', () => {
   const groups = [
     { state: 'FRESH' as const, expiresAt: iso(T0 + 10 * MIN) },
     { state: 'FRESH' as const, expiresAt: iso(T0 + 4 * MIN) },
@@ -107,13 +107,13 @@ describe('issue 26: the board flips by itself', () => {
     expect(health.flipDelay(T0 + 400 * 24 * HOUR, T0)).toBe(2_147_483_647);
   });
 
-  it('issue 26: live refreshes wait 30 s after the last one, never less', () => {
+  it('B8, B9: live refreshes wait 30 s after the last one, never less', () => {
     expect(health.refreshAt(null, T0)).toBe(T0);
     expect(health.refreshAt(T0, T0 + 5_000)).toBe(T0 + 30_000);
     expect(health.refreshAt(T0, T0 + 45_000)).toBe(T0 + 45_000);
   });
 
-  it('issue 26: durations and lateness read in words', () => {
+  it('B8, B9: durations and lateness read in words', () => {
     expect(health.formatDuration(12 * MIN + 59_000)).toBe('12 min');
     expect(health.formatDuration(2 * HOUR + 5 * MIN)).toBe('2 h 5 min');
     expect(health.formatDuration(3 * HOUR)).toBe('3 h');
@@ -124,7 +124,7 @@ describe('issue 26: the board flips by itself', () => {
   });
 });
 
-describe('issue 26: timeline geometry', () => {
+describe('B8, B9: timeline geometry', () => {
   const layout = { width: 600, laneHeight: 20, markerRow: 16, axisRow: 24 };
   const day = { from: T0, to: T0 + 23 * HOUR }; // the spring-forward day is 23 h long
 
@@ -204,7 +204,7 @@ describe('issue 26: timeline geometry', () => {
     ]);
   });
 
-  it('issue 26: the spans end now and are 6 h, 24 h and 7 d long', () => {
+  it('B8, B9: the spans end now and are 6 h, 24 h and 7 d long', () => {
     expect(timeline.spanWindow('6h', T0)).toEqual({ from: T0 - 6 * HOUR, to: T0 });
     expect(timeline.spanWindow('7d', T0).from).toBe(T0 - 7 * 24 * HOUR);
     expect(timeline.isTimelineSpan('24h')).toBe(true);

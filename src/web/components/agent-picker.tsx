@@ -1,4 +1,4 @@
-// The admin token's first screen (issue 26 item 9: the fleet overview): every agent, by name, with what
+// The admin token's first screen (B8: the fleet overview): every agent, by name, with what
 // the desk checks first — instruments selected, producers healthy / late / missing, the last decision and
 // the records of the last 24 h. Each name is a link to `/?agent=<id>`, so the choice is in the address
 // (shareable, survives a reload) and Back returns here. The summary arrives after the names.

@@ -1,4 +1,4 @@
-// The freshness board (issue 26 item 4, B9): for each selected instrument, every (producer, type) group
+// The freshness board (B9): for each selected instrument, every (producer, type) group
 // as a Trading run would get it now — FRESH with the time left, STALE since its expiry, DISABLED, NONE —
 // and the instrument's latest decision with how much of its evidence was fresh when it was written.
 // Groups flip to STALE on the page's own clock at their known expiresAt (health.ts, use-flip-clock.ts).

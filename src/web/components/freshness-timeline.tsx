@@ -1,4 +1,4 @@
-// The freshness timeline (issue 26 item 6, B9): for one instrument over 6 h, 24 h or 7 d, one lane per
+// The freshness timeline (B9): for one instrument over 6 h, 24 h or 7 d, one lane per
 // (producer, type) with a bar for each interval its then-latest record was fresh (gaps stay empty,
 // corrected records are hatched), and the trading decisions as markers that open their audit. SVG drawn
 // from timeline.ts's geometry in the browser's zone; every marker is a link with a text label, every

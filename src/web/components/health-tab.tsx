@@ -1,4 +1,4 @@
-// The Health tab (issue 26): the desk's view of one agent — the freshness board (B9), the producer table
+// The Health tab (B8, B9): the desk's view of one agent — the freshness board (B9), the producer table
 // (B8) and the timeline of one instrument — kept current by the live refreshes of use-health.ts.
 import { useEffect, useRef } from 'preact/hooks';
 import { formatInstant } from '../format.js';

@@ -1,4 +1,4 @@
-// The producer table (issue 26 item 4, B8): each producer's status over the last 24 h — its schedule,
+// The producer table (B8): each producer's status over the last 24 h — its schedule,
 // last run and record, the next boundary, missed cycles, lateness percentiles, records stale on arrival,
 // and the failed, cancelled and empty runs (B7).
 import { formatInstant, formatRelative } from '../format.js';
