@@ -93,6 +93,8 @@ describe('B7: runChanged, live run changes for the desk', () => {
     await writeOk(h, run.token, { type: 'note', scope: 'AGENT', content: 'one record' });
     await h.ok('mutation($r: UUID!) { finishRun(runId: $r, status: SUCCEEDED) { id } }', { r: run.runId });
     const cancelled = await startRun(h, a.producers.adhoc!.id);
+    // A change is delivered as the run is then (the field's description): hear the start before the end.
+    await sub.until(() => sub.changes.some((c) => c.id === cancelled.runId));
     await h.ok('mutation($r: UUID!) { finishRun(runId: $r, status: CANCELLED) { id } }', {
       r: cancelled.runId,
     });
