@@ -4,8 +4,7 @@
 import { z } from 'zod';
 import type { ServiceExecutor } from './executor.js';
 import { defineTool } from './tools.js';
-
-const ROLLING = { '1h': 'LAST_1H', '6h': 'LAST_6H', '24h': 'LAST_24H' } as const;
+import { timeWindow } from './window-args.js';
 
 const input = z.object({ window: z.enum(['1h', '6h', '24h']).default('24h') });
 const output = z.object({
@@ -56,7 +55,7 @@ export const getProducerHealth = defineTool({
     const data = await service.graphql<{ producerHealth: HealthRow[] }>(
       `query($w: TimeWindowInput) { producerHealth(window: $w) { producer { name } status cyclesExpected
         cyclesWithRecord missedBoundaries latenessP95Seconds staleOnArrival failedRuns lastRecordAt } }`,
-      { w: { rolling: ROLLING[window] } },
+      { w: timeWindow({ window }) },
     );
     return {
       ok: true,
