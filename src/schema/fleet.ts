@@ -23,9 +23,10 @@ const pending = new WeakMap<GraphQLContext, Map<string, Waiter[]>>();
 
 async function summarise(ctx: GraphQLContext, agentIds: string[]): Promise<Map<string, AgentHealthSummary>> {
   const now = ctx.now();
+  const lastDay = { from: new Date(now.getTime() - DAY_MS), to: now };
   const [health, counts] = await Promise.all([
-    loadHealthOf(ctx.db, agentIds, { from: new Date(now.getTime() - DAY_MS), to: now }, now),
-    loadFleetCounts(ctx.db, agentIds, now),
+    loadHealthOf(ctx.db, agentIds, lastDay, now),
+    loadFleetCounts(ctx.db, agentIds, lastDay),
   ]);
   const summaries = new Map<string, AgentHealthSummary>();
   for (const row of counts) {

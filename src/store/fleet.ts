@@ -10,12 +10,11 @@ export interface FleetCounts {
   lastDecisionAt: number | null;
 }
 
-const DAY_MS = 86_400_000;
-
+/** `window`: the span whose records are counted; the last decision is the newest up to its end. */
 export async function loadFleetCounts(
   db: Database,
   agentIds: readonly string[],
-  now: Date,
+  window: { from: Date; to: Date },
 ): Promise<FleetCounts[]> {
   if (agentIds.length === 0) return [];
   return db.sql.query<FleetCounts>(
@@ -28,6 +27,6 @@ export async function loadFleetCounts(
          WHERE m."agentId" = a.id AND m.type = $4 AND m."createdAt" <= $3
          ORDER BY m."createdAt" DESC, m.id DESC LIMIT 1) AS "lastDecisionAt"
        FROM unnest($1::uuid[]) AS a(id)`,
-    [agentIds, new Date(now.getTime() - DAY_MS), now, TRADING_DECISION],
+    [agentIds, window.from, window.to, TRADING_DECISION],
   );
 }
