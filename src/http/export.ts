@@ -3,7 +3,7 @@
 // can be refused (401, 403, 400) or fail cleanly (500) is decided before the first byte of the body.
 // S10: revoking the token or finishing its run, on any instance, cuts the export within a second.
 import { ServerResponse } from 'node:http';
-import { agentForRead } from '../auth/access.js';
+import { agentForRead, requireCapability } from '../auth/access.js';
 import { resolveCaller, type Caller } from '../auth/caller.js';
 import { bearerToken } from '../auth/tokens.js';
 import { resolveFilter } from '../domain/memory-filter.js';
@@ -92,7 +92,8 @@ export async function exportMemories(
     release = revocation.end;
     // Resolved once (B4): every page of the export shares this instant's window and freshness.
     const now = deps.now();
-    const agentId = agentForRead(caller, parsed.query.agentId, 'browse');
+    requireCapability(caller, 'browse');
+    const agentId = agentForRead(caller, parsed.query.agentId);
     const filter = resolveFilter(parsed.query.filter, now);
     // S9: the client's leaving cancels the page in flight.
     const pages = exportPages(deps.db.scoped({ signal: request.signal, expensive: true }), agentId, filter);

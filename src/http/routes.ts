@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Plugin } from 'graphql-yoga';
 import { requireLive, resolveCallerDeferringLiveness, type TokenIdentities } from '../auth/caller.js';
+import { may, roleOf } from '../auth/access-table.js';
 import { bearerToken } from '../auth/tokens.js';
 import type { Database } from '../store/db.js';
 import type { MemoryEvents } from '../realtime/events.js';
@@ -95,7 +96,8 @@ async function postMemory(deps: RouteDeps, request: Request): Promise<Response> 
     const checked = await requireLive(deps.db, caller);
     return checked.caller ? refusal : unauthenticatedResponse(checked.failure);
   };
-  if (caller.kind !== 'run')
+  // W1: the access table's writers (every writer is a run: its token carries the provenance).
+  if (!may(roleOf(caller), 'write') || caller.kind !== 'run')
     return refuseUnlessLive(json(403, { error: 'writing memories needs a run token', code: 'forbidden' }));
   const body = await readMemoryBody(request);
   if ('refusal' in body) return refuseUnlessLive(body.refusal);

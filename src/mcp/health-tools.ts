@@ -41,7 +41,7 @@ interface HealthRow {
 export const getProducerHealth = defineTool({
   name: 'get_producer_health',
   title: 'Get producer health',
-  audience: ['OPERATOR', 'REVIEW'],
+  needs: 'desk',
   readOnly: true,
   input,
   output,

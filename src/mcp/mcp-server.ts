@@ -14,7 +14,8 @@ import { adviceFor, DESCRIPTIONS, SERVER_INSTRUCTIONS } from './protocol.js';
 import { checkArgumentKeys } from '../domain/argument-keys.js';
 import { argumentShapeOf, inputSchemaOf, outputSchemaOf, type ToolFailure } from './shapes.js';
 import { audienceOf, toolsFor } from './audience.js';
-import { TOOLS, type Audience, type Tool } from './tools.js';
+import type { Role } from '../auth/access-table.js';
+import { TOOLS, type Tool } from './tools.js';
 
 const MCP_SERVER_INFO = { name: 'memory-service', version: '0.1.0' };
 
@@ -63,7 +64,7 @@ export function createMcpServer(service: ServiceExecutor, options: { onFault?(er
     capabilities: { tools: {} },
     instructions: SERVER_INSTRUCTIONS,
   });
-  let audience: Promise<Audience | null> | undefined;
+  let audience: Promise<Role | null> | undefined;
   // Once per server: per request on /mcp (stateless), per session on stdio; a failed lookup is retried.
   const visibleTools = async () =>
     toolsFor(

@@ -1,6 +1,7 @@
-// The MCP tools, defined once for both transports: who sees each, its zod input and output, and
+// The MCP tools, defined once for both transports: the capability each needs (auth/access-table.ts), its zod input and output, and
 // the GraphQL operation (or REST write) it runs as the caller — the service applies every rule.
 import { z } from 'zod';
+import type { Capability } from '../auth/access-table.js';
 import { MAX_SEARCH_TEXT, MAX_SEARCH_WORDS } from '../domain/filter-fields.js';
 import type { ServiceExecutor } from './executor.js';
 import { getProducerHealth } from './health-tools.js';
@@ -20,15 +21,13 @@ import {
   type ToolFailure,
 } from './shapes.js';
 
-/** Who a caller is for tool visibility: operators, or a run of one kind. The admin token sees no tool. */
-export type Audience = 'OPERATOR' | 'ANALYSIS' | 'TRADING' | 'REVIEW';
-
 type ToolOutcome = { ok: true; value: Record<string, unknown> } | { ok: false; failure: ToolFailure };
 
 export interface Tool {
   name: keyof typeof DESCRIPTIONS;
   title: string;
-  audience: readonly Audience[];
+  /** The capability of the access table the tool needs: a caller without it does not see the tool. */
+  needs: Capability;
   readOnly: boolean;
   /** The service validates the arguments itself (the REST write): its 400 body is then the answer as is. */
   serviceValidates?: true;
@@ -53,7 +52,6 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
   return tool as unknown as Tool;
 }
 
-const RUNS = ['ANALYSIS', 'TRADING', 'REVIEW'] as const;
 const NOT_FOUND = (what: string): ToolOutcome => ({
   ok: false,
   // The same words for an unknown and an unreadable id, and never the id itself (S1: no oracle).
@@ -73,7 +71,7 @@ const WriteSuccess = z.object({
 const writeMemory = defineTool({
   name: 'write_memory',
   title: 'Write a memory',
-  audience: RUNS,
+  needs: 'write',
   readOnly: false,
   serviceValidates: true,
   input: z.object({
@@ -105,7 +103,7 @@ const writeMemory = defineTool({
 const getTradingContext = defineTool({
   name: 'get_trading_context',
   title: 'Trading context',
-  audience: ['OPERATOR', ...RUNS],
+  needs: 'context',
   readOnly: true,
   input: z.object({
     instrument: z.string(),
@@ -151,7 +149,7 @@ async function instrumentsOf(service: ServiceExecutor): Promise<{ selected: stri
 const listInstruments = defineTool({
   name: 'list_instruments',
   title: 'List instruments',
-  audience: ['OPERATOR', ...RUNS],
+  needs: 'instruments',
   readOnly: true,
   input: z.object({}),
   output: z.object({ selected: z.array(z.string()), catalog: z.array(z.string()) }),
@@ -168,7 +166,7 @@ const MAX_TOOL_PAGE = 50;
 const listMemories = defineTool({
   name: 'list_memories',
   title: 'List memories',
-  audience: ['OPERATOR', 'ANALYSIS', 'REVIEW'],
+  needs: 'browse',
   readOnly: true,
   input: z.object({
     types: z.array(z.string()).optional(),
@@ -224,7 +222,7 @@ const listMemories = defineTool({
 const listMemoryTypes = defineTool({
   name: 'list_memory_types',
   title: 'List memory types',
-  audience: ['OPERATOR', 'ANALYSIS', 'REVIEW'],
+  needs: 'browse',
   readOnly: true,
   input: z.object(windowArgs),
   output: z.object({ types: z.array(MemoryTypeCount) }),
@@ -242,7 +240,7 @@ const listMemoryTypes = defineTool({
 const getMemory = defineTool({
   name: 'get_memory',
   title: 'Get a memory',
-  audience: ['OPERATOR', ...RUNS],
+  needs: 'record',
   readOnly: true,
   input: z.object({ id: Uuid }),
   output: z.object({ memory: Memory }),
@@ -259,7 +257,7 @@ const getMemory = defineTool({
 const getDecisionAudit = defineTool({
   name: 'get_decision_audit',
   title: 'Decision audit',
-  audience: ['OPERATOR', 'REVIEW'],
+  needs: 'audit',
   readOnly: true,
   input: z.object({ decision_id: Uuid }),
   output: DecisionAudit,

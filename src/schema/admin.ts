@@ -1,17 +1,14 @@
 // The scheduler's operations (admin token): agents, instruments, producers, runs, operator tokens, imports.
 import * as admin from '../store/admin.js';
 import { importMemories } from '../service/import-memories.js';
-import { builder, refusal } from './builder.js';
+import { builder, needs } from './builder.js';
 import { RunKindEnum, RunStatusEnum } from './enums.js';
 import { findRecordsByIds } from '../store/record-reads.js';
 import { MemoryRef, recordInputFields } from './memory.js';
 import { recordNeeds } from './record-needs.js';
 
 /** S1: the scheduler's operations and the operator tokens are the admin token's alone. */
-export const adminOnly = {
-  authScopes: { admin: true },
-  unauthorizedError: refusal('This operation needs the admin token'),
-} as const;
+export const adminOnly = needs('administer');
 
 export const AgentRef = builder.prismaObject('Agent', {
   fields: (t) => ({

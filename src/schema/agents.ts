@@ -1,13 +1,15 @@
 // Who am I and which agents can I see: `viewer`, `agents`, `agent(id)`. Operator and run tokens see
 // only their own agent; a foreign id answers like an unknown one (S1).
 import { queryFromInfo } from '@pothos/plugin-prisma';
+import { agentFilter } from '../auth/access.js';
 import type { Caller } from '../auth/caller.js';
 import { AgentRef, RunRef } from './admin.js';
 import { builder } from './builder.js';
 
-/** The agents a caller may see: admin every agent, everyone else only its own. */
+/** The agents a caller may see (S1): the admin every agent, everyone else only its own. */
 function visibleAgents(caller: Caller): { id?: string } {
-  return caller.kind === 'admin' ? {} : { id: caller.agentId };
+  const { agentId } = agentFilter(caller);
+  return agentId === undefined ? {} : { id: agentId };
 }
 
 const ViewerKindEnum = builder.enumType('ViewerKind', { values: ['ADMIN', 'OPERATOR', 'RUN'] as const });
@@ -53,7 +55,7 @@ const Viewer = builder.objectRef<ViewerShape>('Viewer').implement({
 
 // Any authenticated token may ask (S1); what it sees is narrowed to its own agent below.
 builder.queryFields((t) => ({
-  viewer: t.withAuth({ anyCaller: true }).field({
+  viewer: t.withAuth({ identify: true }).field({
     type: Viewer,
     description: 'Who the token is: its kind, its agent and (for a run token) its run.',
     resolve: (_root, _args, { caller }): ViewerShape => {
@@ -62,7 +64,7 @@ builder.queryFields((t) => ({
       return { kind: 'RUN', agentId: caller.agentId, runId: caller.run.id };
     },
   }),
-  agents: t.withAuth({ anyCaller: true }).prismaField({
+  agents: t.withAuth({ identify: true }).prismaField({
     type: ['Agent'],
     description: 'Admin: every agent, by name. Operator and run tokens: their own agent only.',
     resolve: (query, _root, _args, ctx) =>
@@ -72,7 +74,7 @@ builder.queryFields((t) => ({
         orderBy: { name: 'asc' },
       }),
   }),
-  agent: t.withAuth({ anyCaller: true }).prismaField({
+  agent: t.withAuth({ identify: true }).prismaField({
     type: 'Agent',
     nullable: true,
     description: 'One agent with its producers and selected instruments; null when unknown or not visible.',

@@ -13,7 +13,7 @@ import { MAX_FILTER_VALUES, MAX_SEARCH_TEXT, MAX_SEARCH_WORDS } from '../domain/
 import { listMemoryPage, listMemoryTypes, type MemoryTypeCount } from '../store/browse.js';
 import type { CursorPosition } from '../domain/cursor.js';
 import type { Database } from '../store/db.js';
-import { builder } from './builder.js';
+import { builder, needs } from './builder.js';
 import type { GraphQLContext } from './context.js';
 import { FreshnessEnum, RunKindEnum } from './enums.js';
 import { MemoryRef, type RecordShape } from './memory.js';
@@ -135,9 +135,10 @@ function costed<T>(ctx: GraphQLContext, search: boolean, read: (db: Database) =>
   return ctx.budget.run(ctx.caller.tokenKey, ctx.db, read, ctx.signal);
 }
 
-// Any authenticated token may ask (S1); agentForRead picks the agent and refuses the rest.
+// Browsing (S1, §1): not Trading runs; agentForRead picks the agent and refuses another's.
 builder.queryFields((t) => ({
-  memories: t.withAuth({ anyCaller: true }).field({
+  memories: t.withAuth(needs('browse').authScopes).field({
+    unauthorizedError: needs('browse').unauthorizedError,
     type: MemoryConnectionRef,
     description:
       'Records of one agent, newest first, filtered before pagination (B2–B4). Operator or Review token; admin passes agentId.',
@@ -148,7 +149,7 @@ builder.queryFields((t) => ({
       after: t.arg.string({ required: false, description: 'The cursor of an edge; continues below it.' }),
     },
     resolve: async (_root, args, ctx, info) => {
-      const agentId = agentForRead(ctx.caller, args.agentId, 'browse');
+      const agentId = agentForRead(ctx.caller, args.agentId);
       const first = args.first ?? DEFAULT_PAGE_SIZE;
       if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) {
         throw new InputError(`first must be between 1 and ${MAX_PAGE_SIZE}`, 'first');
@@ -178,7 +179,8 @@ builder.queryFields((t) => ({
       };
     },
   }),
-  memoryTypes: t.withAuth({ anyCaller: true }).field({
+  memoryTypes: t.withAuth(needs('browse').authScopes).field({
+    unauthorizedError: needs('browse').unauthorizedError,
     type: [MemoryTypeCountRef],
     description:
       'The types stored for one agent with the counts of the records the filter leaves, sorted by name (B1): every filter field applies except `types` itself, so a list with some types selected has as many records as the sum of their counts. Only types with such records are listed.',
@@ -196,7 +198,7 @@ builder.queryFields((t) => ({
       }),
     },
     resolve: async (_root, args, ctx) => {
-      const agentId = agentForRead(ctx.caller, args.agentId, 'browse');
+      const agentId = agentForRead(ctx.caller, args.agentId);
       const filter = resolveTypeCountFilter(args.filter, args.window, ctx.now());
       return costed(ctx, filter.text !== null, (db) =>
         readLive(

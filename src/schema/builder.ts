@@ -3,7 +3,8 @@ import SchemaBuilder from '@pothos/core';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
-import { scopesOf, type CallerScopes } from '../auth/access.js';
+import { REFUSED, scopesOf, type CallerScopes } from '../auth/access.js';
+import type { Capability } from '../auth/access-table.js';
 import { authFailureError, type Caller } from '../auth/caller.js';
 import { ForbiddenError, type ServiceError } from '../domain/errors.js';
 import type PrismaTypes from '../store/generated/pothos-types.js';
@@ -29,6 +30,14 @@ export function refusal(message: string) {
   return (_parent: unknown, _args: unknown, ctx: GraphQLContext): ServiceError => refuse(ctx, message);
 }
 
+/** A field's rights as the access table states them: the capability it needs, and its refusal. */
+export function needs<C extends Capability>(capability: C) {
+  return {
+    authScopes: { [capability]: true } as { [K in C]: true },
+    unauthorizedError: refusal(REFUSED[capability]),
+  };
+}
+
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
   PrismaTypes: PrismaTypes;
@@ -41,11 +50,16 @@ export const builder = new SchemaBuilder<{
   };
   AuthScopes: CallerScopes;
   AuthContexts: {
-    anyCaller: ContextOf<Caller>;
-    admin: CallerOfKind<'admin'>;
-    operator: CallerOfKind<'operator'>;
-    run: CallerOfKind<'run'>;
-    reviewRun: CallerOfKind<'run'>;
+    identify: ContextOf<Caller>;
+    instruments: ContextOf<Caller>;
+    record: ContextOf<Caller>;
+    context: ContextOf<Caller>;
+    browse: ContextOf<Caller>;
+    desk: ContextOf<Caller>;
+    audit: ContextOf<Caller>;
+    subscribe: ContextOf<Caller>;
+    write: CallerOfKind<'run'>;
+    administer: CallerOfKind<'admin'>;
   };
 }>({
   // Scope auth first: a refused request never reaches another plugin's wrapper or the resolver.

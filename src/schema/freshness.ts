@@ -152,7 +152,7 @@ builder.queryFields((t) => ({
       'B9 at `at` (default now). Operators and Review runs imply their agent; admin passes agentId.',
     args: { agentId: t.arg({ type: 'UUID' }), at: t.arg({ type: 'DateTime' }) },
     resolve: async (_root, args, ctx): Promise<BoardAnswer> => {
-      const agentId = agentForRead(ctx.caller, args.agentId, 'context');
+      const agentId = agentForRead(ctx.caller, args.agentId);
       const board = await loadFreshnessBoard(ctx.db, agentId, args.at ?? ctx.now());
       const producers = await producersOf(ctx.db, agentId);
       return {
@@ -172,7 +172,7 @@ builder.queryFields((t) => ({
       to: t.arg({ type: 'DateTime', required: true }),
     },
     resolve: async (_root, args, ctx): Promise<TimelineAnswer> => {
-      const agentId = agentForRead(ctx.caller, args.agentId, 'context');
+      const agentId = agentForRead(ctx.caller, args.agentId);
       requireStorableText([['instrument', args.instrument]]); // W10
       const timeline = await loadFreshnessTimeline(ctx.db, { ...args, agentId });
       const producers = await producersOf(ctx.db, agentId);

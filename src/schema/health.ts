@@ -70,6 +70,6 @@ builder.queryField('producerHealth', (t) =>
       'B8: every producer of the agent (by name) over the window (default: the last 24 h), status at now. Operators and Review runs imply their agent; admin passes agentId.',
     args: { agentId: t.arg({ type: 'UUID' }), window: t.arg({ type: TimeWindowRef }) },
     resolve: (_root, args, ctx) =>
-      loadProducerHealth(ctx.db, agentForRead(ctx.caller, args.agentId, 'context'), args.window, ctx.now()),
+      loadProducerHealth(ctx.db, agentForRead(ctx.caller, args.agentId), args.window, ctx.now()),
   }),
 );

@@ -24,7 +24,7 @@ builder.prismaObject('Instrument', {
 });
 
 builder.queryField('instruments', (t) =>
-  t.withAuth({ anyCaller: true }).prismaField({
+  t.withAuth({ instruments: true }).prismaField({
     type: ['Instrument'],
     description:
       'M11: the instrument catalog by id — the active instruments, or every one with includeInactive. Readable by every token.',

@@ -16,7 +16,7 @@ import { writeMemory, type WrittenMemory } from '../service/write-memory.js';
 import { toProvenance } from '../store/memory-record.js';
 import { findRecord } from '../store/record-reads.js';
 import type { LoadedRecord } from '../store/record-rows.js';
-import { builder, refusal } from './builder.js';
+import { builder, needs } from './builder.js';
 import { recordNeeds } from './record-needs.js';
 import { FreshnessEnum, MemoryScopeEnum, RunKindEnum, RunStatusEnum } from './enums.js';
 
@@ -88,7 +88,7 @@ export const MemoryRef = builder.objectRef<RecordShape>('Memory').implement({
 
 builder.queryField('memory', (t) =>
   // Any authenticated token may ask; a record it may not read answers null, like an unknown id (S1).
-  t.withAuth({ anyCaller: true }).field({
+  t.withAuth({ record: true }).field({
     type: MemoryRef,
     nullable: true,
     description: 'One record by id; null when it does not exist or is not readable by this token.',
@@ -192,8 +192,8 @@ const CreateMemoryInputRef = builder.inputType('CreateMemoryInput', {
 
 builder.mutationField('createMemory', (t) =>
   // W1: only runs write; provenance comes from the run token.
-  t.withAuth({ run: true }).field({
-    unauthorizedError: refusal('createMemory needs a run token'),
+  t.withAuth(needs('write').authScopes).field({
+    unauthorizedError: needs('write').unauthorizedError,
     type: CreateMemorySuccessRef,
     description: 'Writes one record for the calling run (run token). Provenance comes from the token.',
     errors: {

@@ -5,19 +5,20 @@ import { SessionRevokedError } from '../domain/errors.js';
 import type { RunChangedEvent } from '../realtime/events.js';
 import { queuedStream } from '../realtime/queued-stream.js';
 import { RunRef } from './admin.js';
-import { builder } from './builder.js';
+import { builder, needs } from './builder.js';
 
 /** A subscriber further behind than this many run changes is ended (SLOW_CONSUMER); it re-reads health. */
 const MAX_PENDING_RUN_CHANGES = 100;
 
 builder.subscriptionField('runChanged', (t) =>
-  t.withAuth({ anyCaller: true }).field({
+  t.withAuth(needs('subscribe').authScopes).field({
+    unauthorizedError: needs('subscribe').unauthorizedError,
     type: RunRef,
     description:
       'A run of the agent started, finished, failed or was cancelled (the run as it is now). Operators, and the admin naming agentId; run tokens may not subscribe (L1).',
     args: { agentId: t.arg({ type: 'UUID', required: false }) },
     subscribe: (_root, args, ctx) => {
-      const agentId = agentForRead(ctx.caller, args.agentId, 'subscribe');
+      const agentId = agentForRead(ctx.caller, args.agentId);
       const { caller } = ctx;
       return queuedStream<RunChangedEvent>(MAX_PENDING_RUN_CHANGES, (sink) => {
         const stopListening = ctx.events.listenRuns(agentId, (event) => sink.next(event));

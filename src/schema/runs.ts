@@ -6,7 +6,7 @@ import { InputError } from '../domain/errors.js';
 import type { RunStatus } from '../domain/types.js';
 import { countRunRecords, listRunPage, type RunWithCount } from '../store/runs.js';
 import { RunRef } from './admin.js';
-import { builder, refusal } from './builder.js';
+import { builder, needs } from './builder.js';
 import { RunStatusEnum } from './enums.js';
 import type { GraphQLContext } from './context.js';
 
@@ -14,10 +14,7 @@ export const DEFAULT_RUN_PAGE = 50;
 export const MAX_RUN_PAGE = 200;
 
 /** B7: the desk's reads (runs, health, board): operators, Review runs and the admin — not Analysis or Trading runs. */
-export const insightReaders = {
-  authScopes: { admin: true, operator: true, reviewRun: true },
-  unauthorizedError: refusal('Only operators, Review runs and the admin may read runs and health'),
-} as const;
+export const insightReaders = needs('desk');
 
 /** The runs' agent as the caller may read it (agent and producer fields already answered only visible agents). */
 export function visibleTo(caller: Caller, agentId: string): boolean {

@@ -9,7 +9,7 @@ import { seqBeforePosition } from '../store/browse.js';
 import { findRecord } from '../store/record-reads.js';
 import { needsKey } from '../store/record-rows.js';
 import { recordNeeds } from './record-needs.js';
-import { builder } from './builder.js';
+import { builder, needs } from './builder.js';
 import { MemoryEdgeRef, MemoryFilterRef } from './browser.js';
 
 builder.subscriptionType({});
@@ -26,8 +26,9 @@ async function resumeSeq(db: Database, agentId: string, after: string): Promise<
 }
 
 builder.subscriptionField('memoryAdded', (t) =>
-  // Checked when subscribed (authorizeOnSubscribe); agentForRead then refuses run tokens (L1).
-  t.withAuth({ anyCaller: true }).field({
+  // Checked when subscribed (authorizeOnSubscribe): run tokens may not subscribe (L1).
+  t.withAuth(needs('subscribe').authScopes).field({
+    unauthorizedError: needs('subscribe').unauthorizedError,
     type: MemoryEdgeRef,
     description:
       'New records of the agent that match the filter, once each, in order. With `after` (the cursor of the last record seen) the missed ones are replayed first (L2).',
@@ -37,7 +38,7 @@ builder.subscriptionField('memoryAdded', (t) =>
       after: t.arg.string({ required: false }),
     },
     subscribe: async (_root, args, ctx) => {
-      const agentId = agentForRead(ctx.caller, args.agentId, 'subscribe');
+      const agentId = agentForRead(ctx.caller, args.agentId);
       const filter = resolveFilter(args.filter, ctx.now());
       const afterSeq = args.after ? await resumeSeq(ctx.db, agentId, args.after) : null;
       const { caller } = ctx;

@@ -1,6 +1,6 @@
 // The trading context (C1–C10) and the decision audit (T3): what an agent knew for an instrument at an instant.
-import { agentForRead } from '../auth/access.js';
-import { isUnverified, readLive, type Caller } from '../auth/caller.js';
+import { agentFilter, agentForRead } from '../auth/access.js';
+import { isUnverified, readLive } from '../auth/caller.js';
 import { requireStorableText } from '../domain/errors.js';
 import type { ContextResearch } from '../domain/trading-context.js';
 import {
@@ -13,7 +13,7 @@ import { findDecisionForAudit, type ContextQuery, type DecisionForAudit } from '
 import { findRecord, findRecordsByIds, listLearnings } from '../store/record-reads.js';
 import type { Database } from '../store/db.js';
 import { instrumentStanding } from '../store/instruments.js';
-import { builder, refusal } from './builder.js';
+import { builder, needs } from './builder.js';
 import { MemoryScopeEnum } from './enums.js';
 import { MemoryLinkRef, MemoryRef, ProvenanceRef } from './memory.js';
 import { recordNeeds } from './record-needs.js';
@@ -141,7 +141,7 @@ const TradingContextRef = builder.objectRef<TradingContextSource>('TradingContex
 });
 
 builder.queryField('tradingContext', (t) =>
-  t.withAuth({ anyCaller: true }).field({
+  t.withAuth({ context: true }).field({
     type: TradingContextRef,
     description:
       'The trading context of one agent for one instrument as of `at` (default now; C1–C10). Run and operator tokens imply their agent; admin passes agentId.',
@@ -151,7 +151,7 @@ builder.queryField('tradingContext', (t) =>
       at: t.arg({ type: 'DateTime' }),
     },
     resolve: async (_root, args, ctx) => {
-      const agentId = agentForRead(ctx.caller, args.agentId, 'context');
+      const agentId = agentForRead(ctx.caller, args.agentId);
       requireStorableText([['instrument', args.instrument]]); // W10
       // C5: an unknown or unselected instrument is simply an empty context.
       const query = { agentId, instrument: args.instrument, at: args.at ?? ctx.now() };
@@ -167,11 +167,6 @@ builder.queryField('tradingContext', (t) =>
     },
   }),
 );
-
-/** T3: operators and Review runs audit their own agent's decisions, the admin any agent's. */
-function auditReadable(caller: Caller): { agentId?: string } {
-  return caller.kind === 'admin' ? {} : { agentId: caller.agentId };
-}
 
 export const DecisionAuditRef = builder.objectRef<DecisionForAudit>('DecisionAudit').implement({
   description: 'A trading decision, everything it links and the context as of its createdAt (T3).',
@@ -204,13 +199,14 @@ export const DecisionAuditRef = builder.objectRef<DecisionForAudit>('DecisionAud
 
 builder.queryField('decisionAudit', (t) =>
   // T3: Trading and Analysis runs may not audit.
-  t.withAuth({ admin: true, operator: true, reviewRun: true }).field({
-    unauthorizedError: refusal('Only operators, Review runs and the admin may audit decisions'),
+  t.withAuth(needs('audit').authScopes).field({
+    unauthorizedError: needs('audit').unauthorizedError,
     type: DecisionAuditRef,
     nullable: true,
     description: 'T3: null when the id is not a trading_decision readable by this token.',
     args: { decisionId: t.arg({ type: 'UUID', required: true }) },
     resolve: (_root, { decisionId }, ctx) =>
-      findDecisionForAudit(ctx.db, decisionId, auditReadable(ctx.caller)),
+      // T3: operators and Review runs audit their own agent's decisions, the admin any agent's.
+      findDecisionForAudit(ctx.db, decisionId, agentFilter(ctx.caller)),
   }),
 );

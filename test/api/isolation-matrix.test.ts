@@ -2,9 +2,11 @@
 // own/foreign data × every transport, compared with ONE declared access table.
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { Kind, parse, validate, type GraphQLObjectType } from 'graphql';
+import { Kind, parse, TypeInfo, validate, visit, visitWithTypeInfo, type GraphQLObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CAPABILITIES, MCP_ROLES, may, type Capability, type Role } from '../../src/auth/access-table.js';
 import { encodeCursor } from '../../src/domain/cursor.js';
+import { TOOLS } from '../../src/mcp/tools.js';
 import { schema } from '../../src/schema/index.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import {
@@ -54,89 +56,103 @@ type Outcome =
   | typeof ILNK
   | typeof NOT;
 type Cell = Outcome | readonly [own: Outcome, foreign: Outcome];
-type Row = readonly [Cell, Cell, Cell, Cell, Cell, Cell, Cell, Cell, Cell, Cell];
+/**
+ * One operation's expectations: `needs` is the capability of the access table it needs (src/auth/
+ * access-table.ts, or `public`); `admin` is the answer to the admin token and `token` to every other
+ * token whose role has the capability; `denied` the answer to a token whose role lacks it (an MCP
+ * tool the caller may not see is NOT, like one that does not exist). `TRADING`: a Trading run's
+ * answer where its reads by id are narrowed (§1: only its own producer's trading decisions).
+ * Callers without a valid token are UNAUTHENTICATED everywhere but on public routes.
+ */
+interface Row {
+  needs: Capability | 'public';
+  admin?: Cell;
+  token?: Cell;
+  denied?: Cell;
+  TRADING?: Cell;
+}
 
 /**
- * THE access table (S1, §1 Callers, api-contract). Keys are root fields (`field` or `field:variant`)
- * and REST routes; columns follow CALLER_KINDS. "own" is the caller's agent (B for operator B, A for
- * everyone else, A for admin); "foreign" is the other agent. Agent-free operations have one cell.
+ * S1, §1 Callers, api-contract: every root field and route. Who has which capability is the access
+ * table's; what a caller that has it (or not) gets is stated here. "own" is the caller's agent (B for
+ * operator B, A for everyone else, A for admin); "foreign" is the other agent. Agent-free operations
+ * have one cell.
  */
 // prettier-ignore
 const ACCESS = {
-  //                        none garbage admin       operatorA   operatorB   analysisA   tradingA    reviewA     finishedA revokedA
   // Who am I, which agents (agents: own agent only for non-admin — the leak check proves "only").
-  viewer:                  [UNA, UNA,    ok,         ok,         ok,         ok,         ok,         ok,         UNA,      UNA],
-  agents:                  [UNA, UNA,    ok,         ok,         ok,         ok,         ok,         ok,         UNA,      UNA],
-  agent:                   [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  UNA,      UNA],
-  'agent:operatorTokens':  [UNA, UNA,    ok,         [FBD, nul], [FBD, nul], [FBD, nul], [FBD, nul], [FBD, nul], UNA,      UNA],
+  viewer:                  { needs: 'identify', admin: ok, token: ok },
+  agents:                  { needs: 'identify', admin: ok, token: ok },
+  agent:                   { needs: 'identify', admin: ok, token: [ok, nul] },
+  'agent:operatorTokens':  { needs: 'administer', admin: ok, denied: [FBD, nul] },
   // B7: runs are the desk's (operators, Review runs, the admin), not Analysis or Trading runs'.
-  'agent:runs':            [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [FBD, nul], [FBD, nul], [ok, nul],  UNA,      UNA],
-  'agent:producerRuns':    [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [FBD, nul], [FBD, nul], [ok, nul],  UNA,      UNA],
-  'agent:health':          [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [FBD, nul], [FBD, nul], [ok, nul],  UNA,      UNA],
+  'agent:runs':            { needs: 'desk', admin: ok, token: [ok, nul], denied: [FBD, nul] },
+  'agent:producerRuns':    { needs: 'desk', admin: ok, token: [ok, nul], denied: [FBD, nul] },
+  'agent:health':          { needs: 'desk', admin: ok, token: [ok, nul], denied: [FBD, nul] },
   // Reads of records (§1): a Trading run reads only the trading context and its own (its producer's)
   // trading decisions — not Analysis research, not its producer's other records.
-  memory:                  [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [ok, nul],  nul,        [ok, nul],  UNA,      UNA],
-  'memory:decision':       [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  UNA,      UNA],
-  'memory:tradingNote':    [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [ok, nul],  nul,        [ok, nul],  UNA,      UNA],
+  memory:                  { needs: 'record', admin: ok, token: [ok, nul], TRADING: nul },
+  'memory:decision':       { needs: 'record', admin: ok, token: [ok, nul] },
+  'memory:tradingNote':    { needs: 'record', admin: ok, token: [ok, nul], TRADING: nul },
   // Memory.linkedFrom: what links to a record, under the same read rules (memory-backlinks.test.ts
   // proves a Trading run's list leaves out the review it may not read).
-  'memory:linkedFrom':     [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  [ok, nul],  nul,        [ok, nul],  UNA,      UNA],
-  'memory:decisionLinkedFrom': [UNA, UNA, ok,        [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  UNA,      UNA],
+  'memory:linkedFrom':     { needs: 'record', admin: ok, token: [ok, nul], TRADING: nul },
+  'memory:decisionLinkedFrom': { needs: 'record', admin: ok, token: [ok, nul] },
   // own = agentId implied by the token (admin must pass it); foreign = agentId of the other agent.
-  memories:                [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  [ok, FBD],  FBD,        [ok, FBD],  UNA,      UNA],
-  memoryTypes:             [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  [ok, FBD],  FBD,        [ok, FBD],  UNA,      UNA],
+  memories:                { needs: 'browse', admin: [BAD, ok], token: [ok, FBD], denied: FBD },
+  memoryTypes:             { needs: 'browse', admin: [BAD, ok], token: [ok, FBD], denied: FBD },
   // The caller's own agent filtered by a producer of `d`: another agent's producer matches nothing.
-  'memories:producerIds':  [UNA, UNA,    [ok, EMP],  [ok, EMP],  [ok, EMP],  [ok, EMP],  FBD,        [ok, EMP],  UNA,      UNA],
-  'memoryTypes:producerIds':[UNA, UNA,   [ok, EMP],  [ok, EMP],  [ok, EMP],  [ok, EMP],  FBD,        [ok, EMP],  UNA,      UNA],
+  'memories:producerIds':  { needs: 'browse', admin: [ok, EMP], token: [ok, EMP], denied: FBD },
+  'memoryTypes:producerIds': { needs: 'browse', admin: [ok, EMP], token: [ok, EMP], denied: FBD },
   // M11: the instrument catalog is reference data (D1): every token reads it.
-  instruments:             [UNA, UNA,    ok,         ok,         ok,         ok,         ok,         ok,         UNA,      UNA],
-  tradingContext:          [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  [ok, FBD],  [ok, FBD],  [ok, FBD],  UNA,      UNA],
+  instruments:             { needs: 'instruments', admin: ok, token: ok },
+  tradingContext:          { needs: 'context', admin: [BAD, ok], token: [ok, FBD] },
   // B8–B10: the desk's reads, like tradingContext for operators and Review runs; not Analysis or Trading runs.
-  producerHealth:          [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  FBD,        FBD,        [ok, FBD],  UNA,      UNA],
-  freshnessBoard:          [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  FBD,        FBD,        [ok, FBD],  UNA,      UNA],
-  freshnessTimeline:       [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  FBD,        FBD,        [ok, FBD],  UNA,      UNA],
-  decisionAudit:           [UNA, UNA,    ok,         [ok, nul],  [ok, nul],  FBD,        FBD,        [ok, nul],  UNA,      UNA],
+  producerHealth:          { needs: 'desk', admin: [BAD, ok], token: [ok, FBD], denied: FBD },
+  freshnessBoard:          { needs: 'desk', admin: [BAD, ok], token: [ok, FBD], denied: FBD },
+  freshnessTimeline:       { needs: 'desk', admin: [BAD, ok], token: [ok, FBD], denied: FBD },
+  decisionAudit:           { needs: 'audit', admin: ok, token: [ok, nul], denied: FBD },
   // Writes: runs only; a link to the other agent's record is the same 422 as a nonexistent one (W4).
-  createMemory:            [UNA, UNA,    FBD,        FBD,        FBD,        [ok, LNK],  [ok, LNK],  [ok, LNK],  UNA,      UNA],
-  'POST /api/v1/memories': [UNA, UNA,    FBD,        FBD,        FBD,        [ok, LNK],  [ok, LNK],  [ok, LNK],  UNA,      UNA],
+  createMemory:            { needs: 'write', token: [ok, LNK], denied: FBD },
+  'POST /api/v1/memories': { needs: 'write', token: [ok, LNK], denied: FBD },
   // The export reads what `memories` reads (B12); foreign = agent_id of the other agent.
-  'GET /api/v1/export':    [UNA, UNA,    [BAD, ok],  [ok, FBD],  [ok, FBD],  [ok, FBD],  FBD,        [ok, FBD],  UNA,      UNA],
+  'GET /api/v1/export':    { needs: 'browse', admin: [BAD, ok], token: [ok, FBD], denied: FBD },
   // W8: an idempotency key of the other agent's producer is simply a new key (a new record, never theirs).
-  'createMemory:key':      [UNA, UNA,    FBD,        FBD,        FBD,        ok,         ok,         ok,         UNA,      UNA],
+  'createMemory:key':      { needs: 'write', token: ok, denied: FBD },
   // The scheduler's operations: admin token only.
-  createAgent:             [UNA, UNA,    ok,         FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
-  upsertInstrument:        [UNA, UNA,    ok,         FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
-  syncInstruments:         [UNA, UNA,    ok,         FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
-  setAgentInstruments:     [UNA, UNA,    ok,         FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
-  createProducer:          [UNA, UNA,    ok,         FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
-  setProducerEnabled:      [UNA, UNA,    ok,         FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
-  startRun:                [UNA, UNA,    ok,         FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
-  finishRun:               [UNA, UNA,    ok,         FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
-  createOperatorToken:     [UNA, UNA,    ok,         FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
-  revokeOperatorToken:     [UNA, UNA,    ok,         FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
-  importMemories:          [UNA, UNA,    ok,         FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
+  createAgent:             { needs: 'administer', admin: ok, denied: FBD },
+  upsertInstrument:        { needs: 'administer', admin: ok, denied: FBD },
+  syncInstruments:         { needs: 'administer', admin: ok, denied: FBD },
+  setAgentInstruments:     { needs: 'administer', admin: ok, denied: FBD },
+  createProducer:          { needs: 'administer', admin: ok, denied: FBD },
+  setProducerEnabled:      { needs: 'administer', admin: ok, denied: FBD },
+  startRun:                { needs: 'administer', admin: ok, denied: FBD },
+  finishRun:               { needs: 'administer', admin: ok, denied: FBD },
+  createOperatorToken:     { needs: 'administer', admin: ok, denied: FBD },
+  revokeOperatorToken:     { needs: 'administer', admin: ok, denied: FBD },
+  importMemories:          { needs: 'administer', admin: ok, denied: FBD },
   // I2, I3: an import into one agent may not link to, or cite a run of, another agent.
-  'importMemories:link':   [UNA, UNA,    [ok, ILNK], FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
-  'importMemories:run':    [UNA, UNA,    [ok, BAD],  FBD,        FBD,        FBD,        FBD,        FBD,        UNA,      UNA],
+  'importMemories:link':   { needs: 'administer', admin: [ok, ILNK], denied: FBD },
+  'importMemories:run':    { needs: 'administer', admin: [ok, BAD], denied: FBD },
   // Live updates: operators (and the admin naming the agent); run tokens may not subscribe.
-  memoryAdded:             [UNA, UNA,    ok,         [ok, FBD],  [ok, FBD],  FBD,        FBD,        FBD,        UNA,      UNA],
+  memoryAdded:             { needs: 'subscribe', admin: ok, token: [ok, FBD], denied: FBD },
   // B7: run changes, subscribed like memoryAdded (the call triggers a run change of `d`).
-  runChanged:              [UNA, UNA,    ok,         [ok, FBD],  [ok, FBD],  FBD,        FBD,        FBD,        UNA,      UNA],
-  // MCP tools (POST /mcp, tools/call): role-scoped like the fields they run; the admin token has no tool.
-  'POST /mcp write_memory':          [UNA, UNA,    NOT,        NOT,        NOT,        [ok, LNK],  [ok, LNK],  [ok, LNK],  UNA,      UNA],
-  'POST /mcp list_instruments':      [UNA, UNA,    NOT,        ok,         ok,         ok,         ok,         ok,         UNA,      UNA],
-  'POST /mcp get_trading_context':   [UNA, UNA,    NOT,        ok,         ok,         ok,         ok,         ok,         UNA,      UNA],
-  'POST /mcp list_memories':         [UNA, UNA,    NOT,        ok,         ok,         ok,         NOT,        ok,         UNA,      UNA],
-  'POST /mcp list_memory_types':     [UNA, UNA,    NOT,        ok,         ok,         ok,         NOT,        ok,         UNA,      UNA],
-  'POST /mcp get_memory':            [UNA, UNA,    NOT,        [ok, nul],  [ok, nul],  [ok, nul],  nul,        [ok, nul],  UNA,      UNA],
-  'POST /mcp get_memory:decision':   [UNA, UNA,    NOT,        [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  [ok, nul],  UNA,      UNA],
-  'POST /mcp get_decision_audit':    [UNA, UNA,    NOT,        [ok, nul],  [ok, nul],  NOT,        NOT,        [ok, nul],  UNA,      UNA],
-  'POST /mcp get_producer_health':   [UNA, UNA,    NOT,        ok,         ok,         NOT,        NOT,        ok,         UNA,      UNA],
-  // Public routes.
-  'GET /healthz':          [ok,  ok,     ok,         ok,         ok,         ok,         ok,         ok,         ok,       ok],
-  'GET /readyz':           [ok,  ok,     ok,         ok,         ok,         ok,         ok,         ok,         ok,       ok],
+  runChanged:              { needs: 'subscribe', admin: ok, token: [ok, FBD], denied: FBD },
+  // MCP tools (POST /mcp, tools/call): the capability of the field they run; the admin token has no tool.
+  'POST /mcp write_memory':          { needs: 'write', token: [ok, LNK], denied: NOT },
+  'POST /mcp list_instruments':      { needs: 'instruments', token: ok, denied: NOT },
+  'POST /mcp get_trading_context':   { needs: 'context', token: ok, denied: NOT },
+  'POST /mcp list_memories':         { needs: 'browse', token: ok, denied: NOT },
+  'POST /mcp list_memory_types':     { needs: 'browse', token: ok, denied: NOT },
+  'POST /mcp get_memory':            { needs: 'record', token: [ok, nul], denied: NOT, TRADING: nul },
+  'POST /mcp get_memory:decision':   { needs: 'record', token: [ok, nul], denied: NOT },
+  'POST /mcp get_decision_audit':    { needs: 'audit', token: [ok, nul], denied: NOT },
+  'POST /mcp get_producer_health':   { needs: 'desk', token: ok, denied: NOT },
+  // Public routes: every caller, with a token or without.
+  'GET /healthz':          { needs: 'public' },
+  'GET /readyz':           { needs: 'public' },
   // Prometheus scrapes without a token: no label names an agent, a record or a token.
-  'GET /metrics':          [ok,  ok,     ok,         ok,         ok,         ok,         ok,         ok,         ok,       ok],
+  'GET /metrics':          { needs: 'public' },
 } as const satisfies Record<string, Row>;
 
 /** L4: on a WebSocket these callers never get as far as an operation; connection_init is closed. */
@@ -477,8 +493,42 @@ const AGENT_FREE: readonly Operation[] = [
 const sidesOf = (operation: Operation): Side[] =>
   AGENT_FREE.includes(operation) ? ['own'] : ['own', 'foreign'];
 
+/** The role of each caller kind with a valid token (null: none, an unknown one, or one that ended). */
+const ROLE_OF: Record<CallerKind, Role | null> = {
+  none: null,
+  garbage: null,
+  admin: 'admin',
+  operatorA: 'operator',
+  operatorB: 'operator',
+  analysisRunA: 'ANALYSIS',
+  tradingRunA: 'TRADING',
+  reviewRunA: 'REVIEW',
+  finishedRunA: null,
+  revokedOperatorA: null,
+};
+
+/** The cell of `operation` for `caller`: its role's capabilities come from the access table. */
+function cellOf(operation: Operation, caller: CallerKind): Cell {
+  const row: Row = ACCESS[operation];
+  const role = ROLE_OF[caller];
+  if (row.needs === 'public') return ok;
+  if (role === null) return UNA;
+  const mcp = operation in ROUTES && ROUTES[operation as keyof typeof ROUTES].mcp !== undefined;
+  const granted = may(role, row.needs) && (!mcp || MCP_ROLES.includes(role));
+  const cell = !granted
+    ? row.denied
+    : role === 'admin'
+      ? row.admin
+      : role === 'TRADING'
+        ? (row.TRADING ?? row.token)
+        : row.token;
+  if (cell === undefined)
+    throw new Error(`${operation}: no cell for ${caller} (${granted ? 'granted' : 'denied'})`);
+  return cell;
+}
+
 function expectedOutcome(operation: Operation, caller: CallerKind, side: Side, transport: Transport): string {
-  const cell = ACCESS[operation][CALLER_KINDS.indexOf(caller)]!;
+  const cell = cellOf(operation, caller);
   const outcome: string = typeof cell === 'string' ? cell : cell[side === 'own' ? 0 : 1];
   const refusal = SOCKET_REFUSAL[caller];
   return transport === 'WebSocket' && refusal !== undefined ? `closed ${refusal}` : outcome;
@@ -579,17 +629,42 @@ describe('S1: the access table covers the whole API', () => {
 
   it('S1: operations that name no agent have one outcome per caller', () => {
     for (const operation of AGENT_FREE) {
-      for (const cell of ACCESS[operation]) expect(typeof cell, operation).toBe('string');
+      for (const caller of CALLER_KINDS) expect(typeof cellOf(operation, caller), operation).toBe('string');
     }
   });
 
   it('S1: callers refused at connection_init are UNAUTHENTICATED in every row of the table (L4, S6)', () => {
-    for (const [operation, row] of Object.entries(ACCESS)) {
+    for (const operation of Object.keys(ACCESS) as Operation[]) {
       if (operation in ROUTES) continue;
       for (const caller of Object.keys(SOCKET_REFUSAL) as CallerKind[]) {
-        expect(row[CALLER_KINDS.indexOf(caller)], `${operation} as ${caller}`).toBe(UNA);
+        expect(cellOf(operation, caller), `${operation} as ${caller}`).toBe(UNA);
       }
     }
+  });
+
+  it('S1: each row needs the capability its field or tool declares, and every capability is exercised', () => {
+    for (const [operation, row] of Object.entries(ACCESS) as [Operation, Row][]) {
+      const route = operation in ROUTES ? ROUTES[operation as keyof typeof ROUTES] : null;
+      if (route?.mcp) {
+        expect(TOOLS.find((tool) => tool.name === route.mcp!.tool)?.needs, operation).toBe(row.needs);
+      } else if (!route) {
+        // The deepest field of the call that declares scopes (Agent.runs within agent(id) …) is what it needs.
+        const typeInfo = new TypeInfo(schema);
+        const declared: string[][] = [];
+        visit(
+          parse(CALLS[operation as keyof typeof CALLS].document),
+          visitWithTypeInfo(typeInfo, {
+            Field() {
+              const options = typeInfo.getFieldDef()?.extensions.pothosOptions as { authScopes?: object };
+              if (options?.authScopes) declared.push(Object.keys(options.authScopes));
+            },
+          }),
+        );
+        expect(declared.at(-1), operation).toEqual([row.needs]);
+      }
+    }
+    const needed = new Set(Object.values(ACCESS).map((row: Row) => row.needs));
+    for (const capability of CAPABILITIES) expect(needed, capability).toContain(capability);
   });
 });
 
