@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { MISSING, TokenIdentities } from './auth/caller.js';
+import { CallerResolver, RequestCaller } from './auth/request-caller.js';
 import { schema } from './schema/index.js';
 import type { GraphQLContext } from './schema/context.js';
 import { boundedMasking, maskErrors, requestError } from './schema/errors.js';
@@ -70,13 +71,16 @@ export interface Server {
   readonly feeds: AgentFeeds;
   readonly fanout: Fanout;
 }
-/** An HTTP request (the gate resolved its caller) or a socket operation (resolved in onSubscribe). */
+/**
+ * An HTTP request (the gate resolved its caller), a socket operation (resolved in onSubscribe) or an
+ * MCP tool's in-process call (the caller of the MCP request it serves).
+ */
 type InitialContext = { request?: Request } & Partial<SocketOperationContext>;
 
 /** What the Yoga instance is built from besides `deps`. */
 interface YogaParts {
   authGate: AuthGate;
-  identities: TokenIdentities;
+  callers: CallerResolver;
   sessions: TokenSessions;
   /** S11: every token's open WebSockets and SSE streams, against one bound. */
   connections: TokenConnections;
@@ -92,12 +96,14 @@ interface YogaParts {
 
 function contextFactory(deps: ServerDeps, parts: YogaParts) {
   const sharedLoads = new SharedLoads();
-  return (initial: InitialContext): GraphQLContext => {
+  return async (initial: InitialContext): Promise<GraphQLContext> => {
     // Resolved once, before the context: per WebSocket operation (onSubscribe) or per request (the gate).
-    const resolution =
-      initial.callerResolution ??
-      (initial.request && parts.authGate.resolutionOf(initial.request)) ??
-      MISSING;
+    const auth =
+      initial.requestCaller ??
+      (initial.request
+        ? await parts.authGate.callerOf(initial.request, initial)
+        : new RequestCaller(deps.db, MISSING));
+    const resolution = auth.resolution;
     // S9: a request's reads end when its client goes away or its answer is complete (endRequest).
     const answered = new AbortController();
     const ended = initial.request?.signal ?? initial.signal;
@@ -109,6 +115,7 @@ function contextFactory(deps: ServerDeps, parts: YogaParts) {
       signal,
       endRequest: () => answered.abort(),
       mcpListCall: initial.request?.headers.get(MCP_LIST_CALL_HEADER) === '1',
+      auth,
       caller: resolution.caller,
       authFailure: resolution.failure,
       events: deps.events,
@@ -170,7 +177,7 @@ function createYogaApp(deps: ServerDeps, parts: YogaParts): Server['yoga'] {
         ...deps,
         now,
         metrics,
-        identities: parts.identities,
+        callerOf: parts.authGate.callerOf,
         budget: parts.budget,
         sessions: parts.sessions,
       }),
@@ -179,8 +186,10 @@ function createYogaApp(deps: ServerDeps, parts: YogaParts): Server['yoga'] {
       parts.authGate.plugin,
       // After the gate: MCP tools run the API's own operations in-process, as the caller.
       mcpRoute({
-        fetchService: async (path, init): Promise<Response> => yoga.fetch(`http://mcp.internal${path}`, init),
-        resolutionOf: parts.authGate.resolutionOf,
+        // A tool's call serves the MCP request: it shares that request's caller (one resolution).
+        fetchService: async (path, init, requestCaller): Promise<Response> =>
+          yoga.fetch(`http://mcp.internal${path}`, init, { requestCaller }),
+        callerOf: parts.authGate.callerOf,
         logger: deps.logger,
       }),
       maxTokensPlugin({ n: 2000 }),
@@ -224,15 +233,10 @@ export function createServer(deps: ServerDeps): Server {
     expensiveReads: () => budget.inUse,
   });
   const maskError = boundedMasking(maskErrors(deps.logger, metrics));
-  const identities = new TokenIdentities();
+  const callers = new CallerResolver(deps.db, deps.adminToken, new TokenIdentities());
   const parts: YogaParts = {
-    authGate: createAuthGate({
-      ...deps,
-      graphqlEndpoint: '/graphql',
-      tokenOnlyPaths: [MCP_PATH],
-      identities,
-    }),
-    identities,
+    authGate: createAuthGate({ callers, logger: deps.logger, tokenOnlyPaths: [MCP_PATH] }),
+    callers,
     sessions,
     connections,
     metrics,
@@ -255,8 +259,7 @@ export function createServer(deps: ServerDeps): Server {
   const wsServer = createWsServer({
     httpServer,
     yoga,
-    db: deps.db,
-    adminToken: deps.adminToken,
+    callers,
     logger: deps.logger,
     sessions,
     verifyClient: verifyWebSocketOrigin(parts.corsOrigins), // S2

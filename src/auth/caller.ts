@@ -3,13 +3,12 @@
 // is (TokenIdentities, `unverified`).
 import type { Database } from '../store/db.js';
 import type { RunIdentity } from '../domain/types.js';
-import { InactiveTokenError, UnauthenticatedError } from '../domain/errors.js';
+import { UnauthenticatedError } from '../domain/errors.js';
 import {
   findOperatorByTokenHash,
   findRunByTokenHash,
   operatorTokenRevokedAt,
   runStatus,
-  type TokenLiveness,
 } from '../store/tokens.js';
 import { hashToken, tokensEqual } from '../domain/tokens.js';
 
@@ -28,7 +27,7 @@ export type Caller =
  * `unverified`: the identity came from TokenIdentities without reading whether the token still
  * authenticates (a run RUNNING, an operator token not revoked). Only a statement that checks it
  * itself may act on such a caller — a write's insert (W9), a read with the check folded in
- * (readLive) — and anything else checks first (requireLive).
+ * (RequestCaller.readLive) — and anything else checks first (the `live` scope, requireLive).
  */
 type RememberedCaller = Extract<Caller, { kind: 'run' } | { kind: 'operator' }>;
 
@@ -130,40 +129,6 @@ export async function requireLive(db: Database, caller: Caller): Promise<CallerR
 }
 
 const REVOKED = 'operator token revoked';
-
-/** The check a read folds into its statement for an `unverified` caller (null: nothing to check). */
-function livenessOf(caller: Caller): TokenLiveness | null {
-  if (!isUnverified(caller)) return null;
-  return caller.kind === 'run'
-    ? { kind: 'run', runId: caller.run.id }
-    : { kind: 'operator', operatorTokenId: caller.operatorTokenId };
-}
-
-/**
- * A read in one round trip for an `unverified` caller (S14): `read` folds the liveness
- * check into its statement (store/tokens.ts livenessCondition), so a token that stopped
- * authenticating reads nothing. Only when nothing came back is it asked why — an empty answer or a
- * dead token — with one more statement; a dead token throws InactiveTokenError (S6, W9), which the
- * request answers as the gate would have.
- */
-export async function readLive<T>(
-  db: Database,
-  caller: Caller,
-  read: (liveness: TokenLiveness | null) => Promise<T>,
-  isEmpty: (answer: T) => boolean,
-): Promise<T> {
-  const liveness = livenessOf(caller);
-  const answer = await read(liveness);
-  if (liveness && isEmpty(answer)) {
-    const checked = await requireLive(db, caller);
-    if (!checked.caller)
-      throw new InactiveTokenError(
-        describeAuthFailure(checked.failure) ?? 'unknown token',
-        checked.failure.reason === 'inactive',
-      );
-  }
-  return answer;
-}
 
 export async function resolveCaller(
   db: Database,

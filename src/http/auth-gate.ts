@@ -1,20 +1,22 @@
 // S3 cost before trust: the caller is resolved from the Authorization header before the body is
 // read, and a request without a valid token is refused before its document is parsed or validated —
 // except small introspection-only documents (GraphiQL needs them), parsed under strict limits.
-import { GraphQLError, Kind, parse, type DocumentNode, type SelectionSetNode } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+// One resolution per request, for every route behind it (GraphQL, the REST write, the export, MCP).
 import {
-  resolveCaller,
-  resolveCallerDeferringLiveness,
-  type CallerResolution,
-  type TokenIdentities,
-} from '../auth/caller.js';
+  GraphQLError,
+  Kind,
+  parse,
+  type DocumentNode,
+  type ExecutionResult,
+  type SelectionSetNode,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { isUnverified, type CallerResolution } from '../auth/caller.js';
 import { internalError, unauthenticated } from '../auth/errors.js';
+import type { CallerResolver, RequestCaller } from '../auth/request-caller.js';
 import { bearerToken } from '../auth/tokens.js';
 import type { Logger } from '../logger.js';
 import { logError } from '../log-policy.js';
-import type { Database } from '../store/db.js';
-import { livenessBeforeParse, livenessHooks } from './deferred-liveness.js';
 import { noteCaller } from './request-log.js';
 
 /** Anonymous introspection: at most this many bytes in the body and tokens in the document. */
@@ -27,64 +29,91 @@ export const MAX_DOCUMENT_BYTES = 64 * 1024;
 
 /** Plain routes that are not GraphQL; every other request is gated, whatever spelling of the endpoint Yoga accepts. */
 const NOT_GRAPHQL = new Set(['/healthz', '/readyz', '/metrics', '/api/v1/memories', '/api/v1/export']);
+/** The REST write: its insert checks the run itself (W9), so a remembered identity needs no lookup (S14). */
+const REST_WRITE = '/api/v1/memories';
+
+/** What an in-process request (an MCP tool's call) carries: the caller of the request it serves. */
+export interface ServingContext {
+  requestCaller?: RequestCaller;
+}
 
 export interface AuthGate {
   plugin: Plugin;
-  /** The caller resolved for this request by the gate (the context reuses it: one lookup per request). */
-  resolutionOf(request: Request): CallerResolution | undefined;
+  /**
+   * This request's caller, resolved once whoever asks first (the gate, a route); a request made
+   * in-process for another (an MCP tool's call) shares that one's. Rejects when the database fails.
+   */
+  callerOf(request: Request, serverContext?: ServingContext): Promise<RequestCaller>;
 }
 
-export function createAuthGate(deps: {
-  db: Database;
-  adminToken: string;
-  graphqlEndpoint: string;
+interface GateDeps {
+  callers: CallerResolver;
   logger: Logger;
   /** Paths where every request, whatever its method or size, needs a token (no anonymous introspection). */
   tokenOnlyPaths?: readonly string[];
-  /** Token identities this process has read: a write or a read of a known token needs no lookup(S14). */
-  identities: TokenIdentities;
-}): AuthGate {
-  const resolutions = new WeakMap<Request, CallerResolution>();
+}
+
+/** Each request's caller, resolved by the first that asks; `settled`: once resolved. */
+function requestCallers(deps: GateDeps) {
+  const resolved = new WeakMap<Request, Promise<RequestCaller>>();
+  const settled = new WeakMap<Request, RequestCaller>();
+  const tokenOnly = (request: Request) =>
+    deps.tokenOnlyPaths?.includes(new URL(request.url).pathname) ?? false;
+  const callerOf = (request: Request, serverContext?: ServingContext): Promise<RequestCaller> => {
+    let pending = resolved.get(request);
+    if (!pending) {
+      const token = bearerToken(request.headers.get('authorization'));
+      const resolving = serverContext?.requestCaller
+        ? Promise.resolve(serverContext.requestCaller)
+        : deps.callers.resolve(token, {
+            deferLiveness: mayDeferLiveness(request, tokenOnly(request)),
+            // As when the first lookup fails: the caller was not established.
+            onLivenessFault: () => noteCaller('unverified'),
+          });
+      pending = resolving.then((requestCaller) => {
+        settled.set(request, requestCaller);
+        noteCaller(requestCaller.caller?.kind ?? 'none'); // S4: every log line of the request names it
+        return requestCaller;
+      });
+      resolved.set(request, pending);
+    }
+    return pending;
+  };
+  return { callerOf, tokenOnly, settled: (request: Request) => settled.get(request) };
+}
+
+export function createAuthGate(deps: GateDeps): AuthGate {
+  const { callerOf, tokenOnly, settled } = requestCallers(deps);
   const refuse = (resolution: CallerResolution) => unauthenticated(resolution.failure);
 
   const plugin: Plugin = {
-    async onRequest({ request, url, endResponse, fetchAPI }) {
-      const tokenOnly = deps.tokenOnlyPaths?.includes(url.pathname) ?? false;
+    async onRequest({ request, url, endResponse, fetchAPI, serverContext }) {
+      const onlyWithToken = tokenOnly(request);
       // GETs without a query are pages and assets; anything that may carry a document is gated.
       if (
-        !tokenOnly &&
+        !onlyWithToken &&
         (NOT_GRAPHQL.has(url.pathname) || (request.method === 'GET' && !url.searchParams.has('query')))
       )
         return;
-      let resolution: CallerResolution;
-      const token = bearerToken(request.headers.get('authorization'));
+      let requestCaller: RequestCaller;
       try {
-        // A known token's small POST may be a write, whose insert checks the run's status (W9), or a
-        // read that checks the token in its own statement: the token is checked below only if the
-        // document turns out to be anything else (S6). Small: such a caller costs no more parsing
-        // than an anonymous introspection (S3).
-        resolution =
-          !tokenOnly && request.method === 'POST' && hasSmallBody(request)
-            ? await resolveCallerDeferringLiveness(deps.db, token, deps.adminToken, deps.identities)
-            : await resolveCaller(deps.db, token, deps.adminToken);
+        requestCaller = await callerOf(request, serverContext as ServingContext);
       } catch (error) {
         // The database did not answer: a generic error that leaks nothing (W5).
         logError(deps.logger, error, 'resolving the caller');
         return endResponse(json(fetchAPI, 500, { errors: [internalError().toJSON()] }));
       }
-      resolutions.set(request, resolution);
-      noteCaller(resolution.caller?.kind ?? 'none'); // S4: every log line of the request names it
-      if (resolution.caller) return;
+      if (requestCaller.caller) return;
       // An anonymous body that is large, or of unknown length (chunked), is refused before it is read.
       const length = request.headers.get('content-length');
       if (
-        tokenOnly ||
+        onlyWithToken ||
         (request.method !== 'GET' && (length === null || Number(length) > ANONYMOUS_MAX_BYTES))
       ) {
-        endResponse(json(fetchAPI, 401, { errors: [refuse(resolution).toJSON()] }));
+        endResponse(json(fetchAPI, 401, { errors: [refuse(requestCaller.resolution).toJSON()] }));
       }
     },
-    async onParams({ request, params, setResult }) {
+    onParams({ request, params, setResult }) {
       if ((params.query?.length ?? 0) > MAX_DOCUMENT_BYTES) {
         const tooLarge = new GraphQLError(
           `The document is larger than ${MAX_DOCUMENT_BYTES} bytes; pass values as variables`,
@@ -92,23 +121,69 @@ export function createAuthGate(deps: {
         );
         return setResult({ errors: [tooLarge] });
       }
-      let resolution = resolutions.get(request);
+      const requestCaller = settled(request);
       // A GraphQL request the gate did not see (an unusual spelling of the path) is refused too.
-      if (!resolution) return setResult({ errors: [unauthenticated(null)] });
-      try {
-        resolution = await livenessBeforeParse(deps.db, resolution, params.query, isSmallIntrospection);
-      } catch (error) {
-        noteCaller('unverified'); // as when the first lookup fails: the caller was not established
-        logError(deps.logger, error, 'resolving the caller');
-        return setResult({ errors: [internalError(500)] });
-      }
-      resolutions.set(request, resolution);
-      if (resolution.caller) return;
-      if (!isSmallIntrospection(params.query)) setResult({ errors: [refuse(resolution)] });
+      if (!requestCaller) return setResult({ errors: [unauthenticated(null)] });
+      // A remembered token (`unverified`) goes on to be parsed: its body is small (≤ ANONYMOUS_MAX_BYTES,
+      // no more than an anonymous introspection costs), and the `live` scope checks it at execution.
+      if (requestCaller.caller) return;
+      if (!isSmallIntrospection(params.query)) setResult({ errors: [refuse(requestCaller.resolution)] });
     },
-    ...livenessHooks(deps.db, refuse, resolutions),
+    onExecutionResult: sameAnswerOnceEnded(settled, refuse),
   };
-  return { plugin, resolutionOf: (request) => resolutions.get(request) };
+  return { plugin, callerOf };
+}
+
+/**
+ * S6, S14: a remembered token that turns out dead gets what an unknown one gets, whatever it sent.
+ * When the request read that it is dead (a `live` scope, a read that found nothing), or nothing was
+ * answered — a parse or validation error, a refused variable, another agent's id, every root field
+ * skipped — the token is checked (at most once per request) before the answer is sent.
+ */
+function sameAnswerOnceEnded(
+  settled: (request: Request) => RequestCaller | undefined,
+  refuse: (resolution: CallerResolution) => GraphQLError,
+): Plugin['onExecutionResult'] {
+  return async ({ request, result, setResult }) => {
+    const requestCaller = settled(request);
+    if (!requestCaller || !isUnverified(requestCaller.caller) || !result || isAsyncIterable(result)) return;
+    let ended = requestCaller.ended;
+    if (!ended) {
+      if (answered(result)) return;
+      // A server fault answers every caller alike (W5) and has been logged: nothing to tell apart.
+      if (result.errors?.every((error) => error.extensions?.code === 'INTERNAL_SERVER_ERROR')) return;
+      const now = await requestCaller.live();
+      if (now.caller) return;
+      ended = now;
+    }
+    setResult({ errors: [refuse(ended)] });
+  };
+}
+
+/**
+ * S14: whether this request may take a remembered identity without a statement — a small GraphQL
+ * POST (no more than an anonymous introspection to parse, S3) or the REST write; any other request
+ * (a GET, a large body, the export, MCP) reads the token's liveness with its identity.
+ */
+function mayDeferLiveness(request: Request, tokenOnly: boolean): boolean {
+  if (tokenOnly || request.method !== 'POST') return false;
+  const { pathname } = new URL(request.url);
+  if (pathname === REST_WRITE) return true;
+  return !NOT_GRAPHQL.has(pathname) && hasSmallBody(request);
+}
+
+function isAsyncIterable(value: object): value is AsyncIterable<unknown> {
+  return Symbol.asyncIterator in value;
+}
+
+/**
+ * At least one root field answered (a partial success stays as it is). A result with no field at all
+ * (every root field skipped by @skip/@include; a compiled query leaves them `undefined`) answered
+ * nothing either.
+ */
+function answered({ data, errors }: ExecutionResult): boolean {
+  const fields = Object.values(data ?? {}).filter((value) => value !== undefined);
+  return errors?.length ? fields.some((value) => value !== null) : fields.length > 0;
 }
 
 /** A POST whose declared body is at most ANONYMOUS_MAX_BYTES. */

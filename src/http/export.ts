@@ -5,6 +5,7 @@
 import { ServerResponse } from 'node:http';
 import { agentForRead, requireCapability } from '../auth/access.js';
 import { resolveCaller, type Caller } from '../auth/caller.js';
+import type { RequestCaller } from '../auth/request-caller.js';
 import { bearerToken } from '../auth/tokens.js';
 import { resolveFilter } from '../domain/memory-filter.js';
 import { logError } from '../log-policy.js';
@@ -19,7 +20,7 @@ import { API_CSP } from './browser-policy.js';
 import { FORMATS, type ExportFormat } from './export-format.js';
 import { inParameterWords, parameterOfField, parseExportQuery } from './export-query.js';
 import { json } from './json.js';
-import { noteCaller } from './request-log.js';
+import type { ServingContext } from './auth-gate.js';
 import {
   internalErrorResponse,
   restRefusal,
@@ -41,6 +42,8 @@ interface ExportDeps {
   now: () => Date;
   metrics?: Metrics;
   sessions: TokenSessions;
+  /** The request's caller, resolved once (the auth gate's: the export reads the token's liveness with it). */
+  callerOf(request: Request, serverContext?: ServingContext): Promise<RequestCaller>;
 }
 
 type StreamOutcome = 'complete' | 'cancelled' | 'failed' | 'revoked';
@@ -64,6 +67,7 @@ export async function exportMemories(
   request: Request,
   search: URLSearchParams,
   connection: ServerResponse | null,
+  serverContext?: ServingContext,
 ): Promise<Response> {
   let format: ExportFormat | 'unknown' = 'unknown';
   let release = () => {};
@@ -73,13 +77,8 @@ export async function exportMemories(
     return response;
   };
   try {
-    const { caller, failure } = await resolveCaller(
-      deps.db,
-      bearerToken(request.headers.get('authorization')),
-      deps.adminToken,
-    );
-    noteCaller(caller?.kind ?? 'none');
-    if (!caller) return answer('unauthenticated', unauthenticatedResponse(failure));
+    const { caller, resolution } = await deps.callerOf(request, serverContext);
+    if (!caller) return answer('unauthenticated', unauthenticatedResponse(resolution.failure));
     const parsed = parseExportQuery(search);
     if (!parsed.ok) {
       return answer('validation_error', invalid(parsed.field, parsed.message));

@@ -2,15 +2,14 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Plugin } from 'graphql-yoga';
-import { requireLive, resolveCallerDeferringLiveness, type TokenIdentities } from '../auth/caller.js';
+import type { RequestCaller } from '../auth/request-caller.js';
 import { may, roleOf } from '../auth/access-table.js';
-import { bearerToken } from '../auth/tokens.js';
 import type { Database } from '../store/db.js';
 import type { MemoryEvents } from '../realtime/events.js';
 import type { TokenSessions } from '../realtime/sessions.js';
 import type { Logger } from '../logger.js';
 import { json } from './json.js';
-import { noteCaller } from './request-log.js';
+import type { ServingContext } from './auth-gate.js';
 import { unauthenticatedResponse } from './rest-errors.js';
 import { parseRestMemoryBody, restErrorResponse } from './rest-memories.js';
 import { EXPORT_PATH, exportMemories, nodeResponseOf } from './export.js';
@@ -27,7 +26,8 @@ interface RouteDeps {
   now: () => Date;
   webRoot?: string;
   metrics?: Metrics;
-  identities: TokenIdentities;
+  /** The request's caller, resolved once (the auth gate's). */
+  callerOf(request: Request, serverContext?: ServingContext): Promise<RequestCaller>;
   /** S8: the per-token count of expensive reads (the export takes a slot). */
   budget: ReadBudget;
   /** S10: an export ends when its token is revoked or its run finishes. */
@@ -79,21 +79,19 @@ export async function readCapped(request: Request, max: number): Promise<string>
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function postMemory(deps: RouteDeps, request: Request): Promise<Response> {
-  const token = bearerToken(request.headers.get('authorization'));
+async function postMemory(
+  deps: RouteDeps,
+  request: Request,
+  serverContext: ServingContext,
+): Promise<Response> {
   // A known run needs no lookup: the insert checks its status (W9), writeMemory does on a refusal.
-  const { caller, failure } = await resolveCallerDeferringLiveness(
-    deps.db,
-    token,
-    deps.adminToken,
-    deps.identities,
-  );
-  noteCaller(caller?.kind ?? 'none');
-  if (!caller) return unauthenticatedResponse(failure);
+  const requestCaller = await deps.callerOf(request, serverContext);
+  const { caller } = requestCaller;
+  if (!caller) return unauthenticatedResponse(requestCaller.resolution.failure);
   // S6: a refusal to a token whose liveness was not read says first whether it still authenticates
   // (writeMemory does the same for the refusals it gives).
   const refuseUnlessLive = async (refusal: Response) => {
-    const checked = await requireLive(deps.db, caller);
+    const checked = await requestCaller.live();
     return checked.caller ? refusal : unauthenticatedResponse(checked.failure);
   };
   // W1: the access table's writers (every writer is a run: its token carries the provenance).
@@ -159,7 +157,7 @@ export function httpRoutes(deps: RouteDeps): Plugin {
         if (request.method !== 'POST')
           return endResponse(json(405, { error: 'use POST', code: 'method_not_allowed' }));
         try {
-          return endResponse(await postMemory(deps, request));
+          return endResponse(await postMemory(deps, request, serverContext as ServingContext));
         } catch (error) {
           // e.g. the database stopped answering while resolving the token (W5: nothing leaks).
           return endResponse(restErrorResponse(error, deps.logger, deps.metrics));
@@ -169,7 +167,9 @@ export function httpRoutes(deps: RouteDeps): Plugin {
         if (request.method !== 'GET')
           return endResponse(json(405, { error: 'use GET', code: 'method_not_allowed' }));
         const connection = nodeResponseOf(serverContext);
-        return endResponse(await exportMemories(deps, request, url.searchParams, connection));
+        return endResponse(
+          await exportMemories(deps, request, url.searchParams, connection, serverContext as ServingContext),
+        );
       }
       if (deps.webRoot && request.method === 'GET' && !pathname.startsWith('/graphql')) {
         const response = await serveStatic(deps.webRoot, pathname);

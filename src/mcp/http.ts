@@ -3,21 +3,25 @@
 // the caller (and refused anonymous requests) before this runs; tools reach the service in-process.
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Plugin } from 'graphql-yoga';
-import type { CallerResolution } from '../auth/caller.js';
+import type { RequestCaller } from '../auth/request-caller.js';
 import { unauthenticated } from '../auth/errors.js';
 import { logError } from '../log-policy.js';
 import { requestLogContext, type Logger } from '../logger.js';
 import { BodyTooLarge, MAX_REST_BODY_BYTES, readCapped } from '../http/routes.js';
-import { serviceExecutor, type ServiceFetch } from './executor.js';
+import type { ServingContext } from '../http/auth-gate.js';
+import { serviceExecutor } from './executor.js';
 import { createMcpServer } from './mcp-server.js';
 
 export const MCP_PATH = '/mcp';
 
 interface McpRouteDeps {
-  /** The service's own request handling (`yoga.fetch`): tools run the API's operations as the caller. */
-  fetchService: ServiceFetch;
+  /**
+   * The service's own request handling (`yoga.fetch`): tools run the API's operations as the caller —
+   * the caller of this MCP request, not resolved again.
+   */
+  fetchService(path: string, init: RequestInit, requestCaller: RequestCaller): Promise<Response>;
   /** The caller the auth gate resolved for this request. */
-  resolutionOf(request: Request): CallerResolution | undefined;
+  callerOf(request: Request, serverContext?: ServingContext): Promise<RequestCaller>;
   logger: Logger;
 }
 
@@ -52,10 +56,12 @@ async function readSingleMessage(request: Request): Promise<{ message: unknown }
 
 export function mcpRoute(deps: McpRouteDeps): Plugin {
   return {
-    async onRequest({ request, url, endResponse }) {
+    async onRequest({ request, url, endResponse, serverContext }) {
       if (url.pathname !== MCP_PATH) return;
-      // The gate refuses anonymous /mcp requests; this only guards against a plugin order mistake.
-      if (!deps.resolutionOf(request)?.caller) {
+      // The gate resolved the caller and refused anonymous /mcp requests; this only guards against a
+      // plugin order mistake.
+      const requestCaller = await deps.callerOf(request, serverContext as ServingContext);
+      if (!requestCaller.caller) {
         return endResponse(jsonRpcError(401, -32041, unauthenticated().message));
       }
       // No server-initiated messages exist, so there is no SSE stream to open (the spec allows 405).
@@ -67,7 +73,7 @@ export function mcpRoute(deps: McpRouteDeps): Plugin {
       const body = await readSingleMessage(request);
       if ('refusal' in body) return endResponse(body.refusal);
       const service = serviceExecutor(
-        deps.fetchService,
+        (path, init) => deps.fetchService(path, init, requestCaller),
         request.headers.get('authorization'),
         requestLogContext.getStore()?.reqId,
         request.signal,

@@ -7,10 +7,9 @@ import type { Context, SubscribePayload } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocket, WebSocketServer, type ServerOptions as WsOptions } from 'ws';
-import { resolveCaller, type CallerResolution } from '../auth/caller.js';
+import type { CallerResolver, RequestCaller } from '../auth/request-caller.js';
 import { internalError, unauthenticated } from '../auth/errors.js';
 import { bearerToken } from '../auth/tokens.js';
-import type { Database } from '../store/db.js';
 import type { Logger } from '../logger.js';
 import { logError, withBoundedMessage } from '../log-policy.js';
 import type { TokenSessions } from './sessions.js';
@@ -34,7 +33,7 @@ export type EnvelopedYoga = Pick<
 
 /** The initial context of one socket operation: the caller resolved for it (W9), read by Yoga's context factory. */
 export interface SocketOperationContext {
-  callerResolution: CallerResolution;
+  requestCaller: RequestCaller;
   params: SubscribePayload;
   /** S9: aborted when the socket closes; the operation's reads are cancelled with it. */
   signal: AbortSignal;
@@ -43,8 +42,8 @@ export interface SocketOperationContext {
 export interface WsServerOptions {
   httpServer: http.Server;
   yoga: EnvelopedYoga;
-  db: Database;
-  adminToken: string;
+  /** token → caller, as every transport resolves it (a socket reads the token's liveness every time). */
+  callers: CallerResolver;
   logger: Logger;
   sessions: TokenSessions;
   /** S2: the check of a browser's Origin header before the upgrade. */
@@ -94,9 +93,9 @@ function connectHandler(options: WsServerOptions) {
     const header = ctx.connectionParams?.authorization;
     const token = bearerToken(typeof header === 'string' ? header : null);
     const socket = ctx.extra.socket;
-    let resolution: CallerResolution;
+    let resolution: RequestCaller['resolution'];
     try {
-      resolution = await resolveCaller(options.db, token, options.adminToken);
+      resolution = (await options.callers.resolve(token, { deferLiveness: false })).resolution;
     } catch (error) {
       logError(options.logger, error, 'websocket');
       socket.close(CloseCode.InternalServerError, 'Internal server error');
@@ -132,18 +131,18 @@ function connectHandler(options: WsServerOptions) {
 async function operationCaller(
   options: WsServerOptions,
   token: string | null,
-): Promise<CallerResolution | GraphQLError[]> {
-  let callerResolution: CallerResolution;
+): Promise<RequestCaller | GraphQLError[]> {
+  let requestCaller: RequestCaller;
   try {
-    callerResolution = await resolveCaller(options.db, token, options.adminToken);
+    requestCaller = await options.callers.resolve(token, { deferLiveness: false });
   } catch (error) {
     // The database did not answer: this operation fails with the generic error (W5), the socket stays.
     logError(options.logger, error, 'websocket');
     return [internalError()];
   }
   // S3: a token that stopped working gets no parsing or validation.
-  if (!callerResolution.caller) return [unauthenticated(callerResolution.failure)];
-  return callerResolution;
+  if (!requestCaller.caller) return [unauthenticated(requestCaller.resolution.failure)];
+  return requestCaller;
 }
 
 /** Parses and validates through Yoga's envelop; syntax and limit errors answer this operation, they never close the socket (L4). */
@@ -206,8 +205,8 @@ function prepareOperation(options: WsServerOptions) {
     id: string,
     payload: SubscribePayload,
   ): Promise<ExecutionArgs | readonly GraphQLError[]> => {
-    const callerResolution = await operationCaller(options, ctx.extra.token ?? null);
-    if (Array.isArray(callerResolution)) return callerResolution;
+    const requestCaller = await operationCaller(options, ctx.extra.token ?? null);
+    if (Array.isArray(requestCaller)) return requestCaller;
     if (payload.query.length > options.maxDocumentBytes) {
       return [
         options.requestError(
@@ -216,7 +215,7 @@ function prepareOperation(options: WsServerOptions) {
       ];
     }
     const initial: SocketOperationContext = {
-      callerResolution,
+      requestCaller,
       params: payload,
       signal: (ctx.extra.closed ??= new AbortController()).signal,
     };

@@ -1,6 +1,5 @@
 // The operator browser (B1–B4): `memories` (filtered keyset pages) and `memoryTypes` (discovered types).
 import { agentForRead } from '../auth/access.js';
-import { readLive } from '../auth/caller.js';
 import { InputError } from '../domain/errors.js';
 import {
   DEFAULT_PAGE_SIZE,
@@ -13,7 +12,7 @@ import { MAX_FILTER_VALUES, MAX_SEARCH_TEXT, MAX_SEARCH_WORDS } from '../domain/
 import { listMemoryPage, listMemoryTypes, type MemoryTypeCount } from '../store/browse.js';
 import type { CursorPosition } from '../domain/cursor.js';
 import type { Database } from '../store/db.js';
-import { builder, needs } from './builder.js';
+import { builder, checksTheTokenItself, needs } from './builder.js';
 import type { GraphQLContext } from './context.js';
 import { FreshnessEnum, RunKindEnum } from './enums.js';
 import { MemoryRef, type RecordShape } from './memory.js';
@@ -139,6 +138,8 @@ function costed<T>(ctx: GraphQLContext, search: boolean, read: (db: Database) =>
 builder.queryFields((t) => ({
   memories: t.withAuth(needs('browse').authScopes).field({
     unauthorizedError: needs('browse').unauthorizedError,
+    // Its statement checks the token itself (RequestCaller.readLive): no `live` scope first (S14).
+    ...checksTheTokenItself,
     type: MemoryConnectionRef,
     description:
       'Records of one agent, newest first, filtered before pagination (B2–B4). Operator or Review token; admin passes agentId.',
@@ -158,9 +159,7 @@ builder.queryFields((t) => ({
       // The node selection (instruments, links, provenance …) is loaded by the page's one statement.
       const needs = recordNeeds(info, ctx.caller, ['edges', 'node']);
       const page = await costed(ctx, filter.text !== null, (db) =>
-        readLive(
-          db,
-          ctx.caller,
+        ctx.auth.readLive(
           (liveness) => listMemoryPage(db, agentId, filter, { first, after: position }, needs, liveness),
           ({ rows }) => rows.length === 0,
         ),
@@ -181,6 +180,8 @@ builder.queryFields((t) => ({
   }),
   memoryTypes: t.withAuth(needs('browse').authScopes).field({
     unauthorizedError: needs('browse').unauthorizedError,
+    // Its statement checks the token itself (RequestCaller.readLive): no `live` scope first (S14).
+    ...checksTheTokenItself,
     type: [MemoryTypeCountRef],
     description:
       'The types stored for one agent with the counts of the records the filter leaves, sorted by name (B1): every filter field applies except `types` itself, so a list with some types selected has as many records as the sum of their counts. Only types with such records are listed.',
@@ -201,9 +202,7 @@ builder.queryFields((t) => ({
       const agentId = agentForRead(ctx.caller, args.agentId);
       const filter = resolveTypeCountFilter(args.filter, args.window, ctx.now());
       return costed(ctx, filter.text !== null, (db) =>
-        readLive(
-          db,
-          ctx.caller,
+        ctx.auth.readLive(
           (liveness) => listMemoryTypes(db, agentId, filter, liveness),
           (types) => types.length === 0,
         ),

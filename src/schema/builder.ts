@@ -5,7 +5,7 @@ import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { REFUSED, scopesOf, type CallerScopes } from '../auth/access.js';
 import type { Capability } from '../auth/access-table.js';
-import { authFailureError, type Caller } from '../auth/caller.js';
+import { authFailureError, isUnverified, type Caller } from '../auth/caller.js';
 import { ForbiddenError, type ServiceError } from '../domain/errors.js';
 import type PrismaTypes from '../store/generated/pothos-types.js';
 import { getDatamodel } from '../store/generated/pothos-types.js';
@@ -18,10 +18,13 @@ type ContextOf<C extends Caller> = GraphQLContext & { caller: C };
 type CallerOfKind<K extends Caller['kind']> = ContextOf<Extract<Caller, { kind: K }>>;
 
 /**
- * S1: how a field's scopes refuse a request. Without a caller it is UNAUTHENTICATED saying why (a
- * finished run, a revoked token — L4); a caller without the scope is FORBIDDEN with `message`.
+ * S1: how a field's scopes refuse a request. Without a caller — or with one this request found dead
+ * (the `live` scope) — it is UNAUTHENTICATED saying why (a finished run, a revoked token — L4); a
+ * caller without the scope is FORBIDDEN with `message`.
  */
 function refuse(ctx: GraphQLContext, message?: string): ServiceError {
+  const ended = ctx.auth.ended;
+  if (ended) return authFailureError(ended.failure);
   return ctx.caller ? new ForbiddenError(message) : authFailureError(ctx.authFailure);
 }
 
@@ -48,7 +51,10 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: JsonObject | unknown; Output: unknown };
     UUID: { Input: string; Output: string };
   };
-  AuthScopes: CallerScopes;
+  AuthScopes: CallerScopes & {
+    /** S6, S14: the token still authenticates (read at most once per request, only for a remembered identity). */
+    live: boolean;
+  };
   AuthContexts: {
     identify: ContextOf<Caller>;
     instruments: ContextOf<Caller>;
@@ -60,13 +66,18 @@ export const builder = new SchemaBuilder<{
     subscribe: ContextOf<Caller>;
     write: CallerOfKind<'run'>;
     administer: CallerOfKind<'admin'>;
+    live: GraphQLContext;
   };
 }>({
   // Scope auth first: a refused request never reaches another plugin's wrapper or the resolver.
   plugins: [ScopeAuthPlugin, ErrorsPlugin, PrismaPlugin],
   defaultFieldNullability: false,
   scopeAuth: {
-    authScopes: (ctx) => scopesOf(ctx.caller),
+    authScopes: (ctx) => ({
+      ...scopesOf(ctx.caller),
+      // A loader: only a field that needs it reads it, and the plugin caches it for the request.
+      live: isUnverified(ctx.caller) ? async () => (await ctx.auth.live()).caller !== null : true,
+    }),
     // A subscription is checked once, when it is opened (as before), not again for every event.
     authorizeOnSubscribe: true,
     unauthorizedError: (_parent, ctx) => refuse(ctx),
@@ -81,5 +92,12 @@ export const builder = new SchemaBuilder<{
   errors: { defaultTypes: [] },
 });
 
-builder.queryType({});
-builder.mutationType({});
+/**
+ * S6, W9: every root field needs the token to still authenticate (`live`), unless its own statement
+ * checks it — such a field declares `...checksTheTokenItself` (createMemory's insert, the folded reads).
+ */
+export const checksTheTokenItself = { skipTypeScopes: true } as const;
+
+builder.queryType({ authScopes: { live: true } });
+builder.mutationType({ authScopes: { live: true } });
+builder.subscriptionType({ authScopes: { live: true } });

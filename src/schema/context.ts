@@ -1,4 +1,5 @@
 import type { AuthFailure, Caller } from '../auth/caller.js';
+import type { RequestCaller } from '../auth/request-caller.js';
 import type { Database } from '../store/db.js';
 import type { MemoryEvents } from '../realtime/events.js';
 import type { AgentFeeds } from '../realtime/agent-feed.js';
@@ -24,6 +25,9 @@ export interface GraphQLContext {
   endRequest(): void;
   /** S8: an MCP list call (the MCP tools' `x-mcp-list-call` header): counted as expensive. */
   mcpListCall: boolean;
+  /** This request's caller: resolved once; a remembered token's liveness read at most once (the `live` scope). */
+  auth: RequestCaller;
+  /** `auth.caller`: `unverified` while a remembered token's liveness is unread. */
   caller: Caller | null;
   /** Why a sent token was refused (null when none was sent). */
   authFailure: AuthFailure | null;

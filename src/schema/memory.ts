@@ -1,7 +1,6 @@
 // The Memory record (§1), its reads (`memory`) and the write mutation (`createMemory`, W1–W8).
 import type { SchemaTypes } from '@pothos/core';
 import { memoryReadFilter } from '../auth/access.js';
-import { readLive } from '../auth/caller.js';
 import {
   IdempotencyConflictError,
   InvalidMemoryLinkError,
@@ -16,7 +15,7 @@ import { writeMemory, type WrittenMemory } from '../service/write-memory.js';
 import { toProvenance } from '../store/memory-record.js';
 import { findRecord } from '../store/record-reads.js';
 import type { LoadedRecord } from '../store/record-rows.js';
-import { builder, needs } from './builder.js';
+import { builder, checksTheTokenItself, needs } from './builder.js';
 import { recordNeeds } from './record-needs.js';
 import { FreshnessEnum, MemoryScopeEnum, RunKindEnum, RunStatusEnum } from './enums.js';
 
@@ -89,15 +88,15 @@ export const MemoryRef = builder.objectRef<RecordShape>('Memory').implement({
 builder.queryField('memory', (t) =>
   // Any authenticated token may ask; a record it may not read answers null, like an unknown id (S1).
   t.withAuth({ record: true }).field({
+    // Its statement checks the token itself (RequestCaller.readLive): no `live` scope first (S14).
+    ...checksTheTokenItself,
     type: MemoryRef,
     nullable: true,
     description: 'One record by id; null when it does not exist or is not readable by this token.',
     args: { id: t.arg({ type: 'UUID', required: true }) },
     // One statement with what the selection needs; planning it tells the fields their data is there.
     resolve: (_root, { id }, ctx, info) =>
-      readLive(
-        ctx.db,
-        ctx.caller,
+      ctx.auth.readLive(
         (liveness) =>
           findRecord(ctx.db.sql, id, recordNeeds(info, ctx.caller), memoryReadFilter(ctx.caller), liveness),
         (record) => record === null,
@@ -194,6 +193,8 @@ builder.mutationField('createMemory', (t) =>
   // W1: only runs write; provenance comes from the run token.
   t.withAuth(needs('write').authScopes).field({
     unauthorizedError: needs('write').unauthorizedError,
+    // W9: its insert checks the run is RUNNING in the same statement: no `live` scope first.
+    ...checksTheTokenItself,
     type: CreateMemorySuccessRef,
     description: 'Writes one record for the calling run (run token). Provenance comes from the token.',
     errors: {

@@ -12,8 +12,6 @@ import { recordNeeds } from './record-needs.js';
 import { builder, needs } from './builder.js';
 import { MemoryEdgeRef, MemoryFilterRef } from './browser.js';
 
-builder.subscriptionType({});
-
 /**
  * L2: where a resume starts — the seq in `after` (a live edge's cursor or a list edge's); a cursor
  * issued before seqs existed resumes after its (createdAt, id) position. BAD_USER_INPUT otherwise.

@@ -1,6 +1,6 @@
 // The trading context (C1–C10) and the decision audit (T3): what an agent knew for an instrument at an instant.
 import { agentFilter, agentForRead } from '../auth/access.js';
-import { isUnverified, readLive } from '../auth/caller.js';
+import { isUnverified } from '../auth/caller.js';
 import { requireStorableText } from '../domain/errors.js';
 import type { ContextResearch } from '../domain/trading-context.js';
 import {
@@ -13,7 +13,7 @@ import { findDecisionForAudit, type ContextQuery, type DecisionForAudit } from '
 import { findRecord, findRecordsByIds, listLearnings } from '../store/record-reads.js';
 import type { Database } from '../store/db.js';
 import { instrumentStanding } from '../store/instruments.js';
-import { builder, needs } from './builder.js';
+import { builder, checksTheTokenItself, needs } from './builder.js';
 import { MemoryScopeEnum } from './enums.js';
 import { MemoryLinkRef, MemoryRef, ProvenanceRef } from './memory.js';
 import { recordNeeds } from './record-needs.js';
@@ -142,6 +142,8 @@ const TradingContextRef = builder.objectRef<TradingContextSource>('TradingContex
 
 builder.queryField('tradingContext', (t) =>
   t.withAuth({ context: true }).field({
+    // Its statement checks the token itself (RequestCaller.readLive): no `live` scope first (S14).
+    ...checksTheTokenItself,
     type: TradingContextRef,
     description:
       'The trading context of one agent for one instrument as of `at` (default now; C1–C10). Run and operator tokens imply their agent; admin passes agentId.',
@@ -157,9 +159,7 @@ builder.queryField('tradingContext', (t) =>
       const query = { agentId, instrument: args.instrument, at: args.at ?? ctx.now() };
       if (!isUnverified(ctx.caller)) return contextSource(ctx.db, query);
       // A remembered token: the context's statement checks it, before any field (learnings) reads.
-      const view = await readLive(
-        ctx.db,
-        ctx.caller,
+      const view = await ctx.auth.readLive(
         (liveness) => loadTradingContext(ctx.db, query, liveness),
         ({ entries, corrections }) => entries.length === 0 && corrections.length === 0,
       );

@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { execute, parse, subscribe, type ExecutionResult } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuthFailure } from '../../src/auth/caller.js';
+import { MISSING, type AuthFailure } from '../../src/auth/caller.js';
+import { RequestCaller } from '../../src/auth/request-caller.js';
 import { TOKEN_ENDED, UnauthenticatedError } from '../../src/domain/errors.js';
 import { schema } from '../../src/schema/index.js';
 import type { GraphQLContext } from '../../src/schema/context.js';
@@ -194,6 +195,10 @@ function callerlessContext(authFailure: AuthFailure | null): GraphQLContext {
     sharedLoads: untouchable as GraphQLContext['sharedLoads'],
     sessions: untouchable as GraphQLContext['sessions'],
     metrics: untouchable as GraphQLContext['metrics'],
+    auth: new RequestCaller(
+      untouchable as GraphQLContext['db'],
+      authFailure ? { caller: null, failure: authFailure } : MISSING,
+    ),
     caller: null,
     authFailure,
     now: () => new Date(),
