@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { buildSchema } from 'graphql';
 import tseslint from 'typescript-eslint';
 
 /**
@@ -40,6 +42,44 @@ const layerRules = LAYERS.map((layer, rank) => {
   };
 }).filter(Boolean);
 
+/** The API's root fields, from the printed schema (schema.graphql, checked against the code by a test). */
+const ROOT_FIELDS = (() => {
+  const schema = buildSchema(readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8'));
+  const roots = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()];
+  return roots.flatMap((type) => (type ? Object.keys(type.getFields()) : []));
+})();
+const RIGHTS_ON_THE_SCHEMA =
+  'Rights are declared on the field (schema/, auth/access-table.ts): src/http names no root field and matches no query text (S6, S14).';
+const NAMES = ROOT_FIELDS.join('|');
+const QUERY_TEXT = '/^(query|document|source|body)$/';
+
+/**
+ * src/http decides nothing by a document's fields: no root field name as a string, no regular
+ * expression built at run time, none tested on the query text, no searching the query text.
+ */
+const rightsOnTheSchema = {
+  files: ['src/http/**/*.ts'],
+  rules: {
+    'no-restricted-syntax': [
+      'error',
+      ...[
+        // A list of field names: two of them side by side in one array.
+        `ArrayExpression:has(> Literal[value=/^(${NAMES})$/] ~ Literal[value=/^(${NAMES})$/])`,
+        // A document or a pattern naming one: the name followed by its arguments or selection.
+        `Literal[value=/\\b(${NAMES})\\b\\s*[({|)]/]`,
+        `TemplateElement[value.raw=/\\b(${NAMES})\\b\\s*[({|)]/]`,
+        `Literal[regex.pattern=/(^|[^A-Za-z])(${NAMES})([^A-Za-z]|$)/]`,
+        "NewExpression[callee.name='RegExp']",
+        "CallExpression[callee.name='RegExp']",
+        `CallExpression[callee.property.name=/^(test|exec)$/][arguments.0.name=${QUERY_TEXT}]`,
+        `CallExpression[callee.property.name=/^(test|exec)$/][arguments.0.property.name=${QUERY_TEXT}]`,
+        `CallExpression[callee.property.name=/^(match|matchAll|search|includes|indexOf|replace)$/][callee.object.name=${QUERY_TEXT}]`,
+        `CallExpression[callee.property.name=/^(match|matchAll|search|includes|indexOf|replace)$/][callee.object.property.name=${QUERY_TEXT}]`,
+      ].map((selector) => ({ selector, message: RIGHTS_ON_THE_SCHEMA })),
+    ],
+  },
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'src/store/generated/', 'dist/', 'build/', 'coverage/', 'test-output/'] },
   ...tseslint.configs.recommended,
@@ -57,6 +97,7 @@ export default tseslint.config(
     },
   },
   ...layerRules,
+  rightsOnTheSchema,
   // Short units: a file fits a reading, a function a screen (SQL text and Pothos field maps are
   // exempted where they stand, with a comment saying so).
   {
