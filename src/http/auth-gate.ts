@@ -13,7 +13,7 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import { isUnverified, type CallerResolution } from '../auth/caller.js';
 import { internalError, unauthenticated } from '../auth/errors.js';
-import type { CallerResolver, RequestCaller } from '../auth/request-caller.js';
+import { RequestCaller, type CallerResolver } from '../auth/request-caller.js';
 import { bearerToken } from '../auth/tokens.js';
 import type { Logger } from '../logger.js';
 import { logError } from '../log-policy.js';
@@ -32,9 +32,13 @@ const NOT_GRAPHQL = new Set(['/healthz', '/readyz', '/metrics', '/api/v1/memorie
 /** The REST write: its insert checks the run itself (W9), so a remembered identity needs no lookup (S14). */
 const REST_WRITE = '/api/v1/memories';
 
-/** What an in-process request (an MCP tool's call) carries: the caller of the request it serves. */
-export interface ServingContext {
-  requestCaller?: RequestCaller;
+/** The server context of a request: an in-process one (an MCP tool's call) carries `requestCaller`. */
+export type ServingContext = object;
+
+/** The caller of the request an in-process request serves (yoga.fetch's server context), if any. */
+function servedCaller(serverContext: ServingContext | undefined): RequestCaller | undefined {
+  const shared = serverContext && 'requestCaller' in serverContext ? serverContext.requestCaller : undefined;
+  return shared instanceof RequestCaller ? shared : undefined;
 }
 
 export interface AuthGate {
@@ -63,8 +67,9 @@ function requestCallers(deps: GateDeps) {
     let pending = resolved.get(request);
     if (!pending) {
       const token = bearerToken(request.headers.get('authorization'));
-      const resolving = serverContext?.requestCaller
-        ? Promise.resolve(serverContext.requestCaller)
+      const served = servedCaller(serverContext);
+      const resolving = served
+        ? Promise.resolve(served)
         : deps.callers.resolve(token, {
             deferLiveness: mayDeferLiveness(request, tokenOnly(request)),
             // As when the first lookup fails: the caller was not established.
@@ -97,7 +102,7 @@ export function createAuthGate(deps: GateDeps): AuthGate {
         return;
       let requestCaller: RequestCaller;
       try {
-        requestCaller = await callerOf(request, serverContext as ServingContext);
+        requestCaller = await callerOf(request, serverContext);
       } catch (error) {
         // The database did not answer: a generic error that leaks nothing (W5).
         logError(deps.logger, error, 'resolving the caller');

@@ -157,7 +157,7 @@ export function httpRoutes(deps: RouteDeps): Plugin {
         if (request.method !== 'POST')
           return endResponse(json(405, { error: 'use POST', code: 'method_not_allowed' }));
         try {
-          return endResponse(await postMemory(deps, request, serverContext as ServingContext));
+          return endResponse(await postMemory(deps, request, serverContext));
         } catch (error) {
           // e.g. the database stopped answering while resolving the token (W5: nothing leaks).
           return endResponse(restErrorResponse(error, deps.logger, deps.metrics));
@@ -167,9 +167,7 @@ export function httpRoutes(deps: RouteDeps): Plugin {
         if (request.method !== 'GET')
           return endResponse(json(405, { error: 'use GET', code: 'method_not_allowed' }));
         const connection = nodeResponseOf(serverContext);
-        return endResponse(
-          await exportMemories(deps, request, url.searchParams, connection, serverContext as ServingContext),
-        );
+        return endResponse(await exportMemories(deps, request, url.searchParams, connection, serverContext));
       }
       if (deps.webRoot && request.method === 'GET' && !pathname.startsWith('/graphql')) {
         const response = await serveStatic(deps.webRoot, pathname);

@@ -60,7 +60,7 @@ export function mcpRoute(deps: McpRouteDeps): Plugin {
       if (url.pathname !== MCP_PATH) return;
       // The gate resolved the caller and refused anonymous /mcp requests; this only guards against a
       // plugin order mistake.
-      const requestCaller = await deps.callerOf(request, serverContext as ServingContext);
+      const requestCaller = await deps.callerOf(request, serverContext);
       if (!requestCaller.caller) {
         return endResponse(jsonRpcError(401, -32041, unauthenticated().message));
       }
