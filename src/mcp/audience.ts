@@ -1,6 +1,7 @@
 // Who an MCP caller is (its audience), and so which tools exist for it (api-contract, MCP).
 import type { ServiceExecutor } from './executor.js';
-import { TOOLS, type Audience, type Tool } from './tools.js';
+import type { Audience, Tool } from './tool.js';
+import { TOOLS } from './tools.js';
 
 /** The tools one caller may see and call (api-contract, MCP); everything else does not exist for it. */
 export function toolsFor(audience: Audience | null): Tool[] {

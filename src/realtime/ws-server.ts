@@ -234,7 +234,7 @@ function prepareOperation(options: WsServerOptions) {
       // Queries and mutations over the socket run through Yoga's plugins; subscriptions through sharedSubscribe.
       rootValue: {
         execute: enveloped.execute,
-        target: new SocketTarget(ctx.extra.socket, id, cutOffSlowConsumer),
+        target: new SocketTarget(ctx.extra.socket, ctx.extra.request.socket, id, cutOffSlowConsumer),
       },
     };
   };

@@ -34,6 +34,9 @@ function fakeSocket(): FakeSocket {
   };
 }
 
+/** The TCP socket under a fake WebSocket: corking changes nothing a fake records. */
+const rawSocket = { cork() {}, uncork() {} };
+
 /** A schema whose `memoryAdded` waits for the test to release each record's execution. */
 function controlledGroup() {
   const executions: string[] = [];
@@ -56,7 +59,7 @@ function controlledGroup() {
   const join = (id: string) => {
     const socket = fakeSocket();
     const afterWrite: string[] = [];
-    const target = new SocketTarget(socket as unknown as WebSocket, id, () => afterWrite.push(id));
+    const target = new SocketTarget(socket as unknown as WebSocket, rawSocket, id, () => afterWrite.push(id));
     const member = new GroupMember(group, target);
     group.members.add(member);
     return { member, socket, afterWrite };
