@@ -2,6 +2,7 @@
 // the GraphQL operation (or REST write) it runs as the caller — the service applies every rule.
 import { z } from 'zod';
 import { MAX_SEARCH_TEXT, MAX_SEARCH_WORDS } from '../domain/filter-fields.js';
+import { RUN_KINDS } from '../domain/types.js';
 import type { ServiceExecutor } from './executor.js';
 import { getProducerHealth } from './health-tools.js';
 import { defineTool, type Tool, type ToolOutcome } from './tool.js';
@@ -20,7 +21,7 @@ import {
   type ToolFailure,
 } from './shapes.js';
 
-const RUNS = ['ANALYSIS', 'TRADING', 'REVIEW'] as const;
+const RUNS = RUN_KINDS;
 const NOT_FOUND = (what: string): ToolOutcome => ({
   ok: false,
   // The same words for an unknown and an unreadable id, and never the id itself (S1: no oracle).
