@@ -4,10 +4,10 @@
 import { buildSchema, GraphQLError, parse, type ExecutionArgs } from 'graphql';
 import type { WebSocket } from 'ws';
 import { describe, expect, it } from 'vitest';
-import { FanoutGroup, GroupMember } from '../../src/realtime/fanout.js';
-import { MAX_PENDING_EVENTS } from '../../src/realtime/memory-added.js';
-import { documentShape } from '../../src/realtime/shared-subscribe.js';
-import { SocketTarget } from '../../src/realtime/socket-target.js';
+import { FanoutGroup, GroupMember } from '../../src/live/fanout-group.js';
+import { MAX_PENDING_EVENTS } from '../../src/live/memory-added.js';
+import { documentShape } from '../../src/live/fanout.js';
+import { SocketTarget } from '../../src/transport/ws/socket-target.js';
 
 interface FakeSocket {
   readyState: number;

@@ -3,7 +3,7 @@
 // its socket; the messages of one event-loop turn leave in one system call.
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
-import type { FanoutTarget, RenderedRecord } from './fanout.js';
+import type { FanoutTarget, RenderedRecord } from '../../live/fanout-group.js';
 
 const NEXT_TAIL = Buffer.from('}');
 
