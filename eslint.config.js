@@ -9,13 +9,24 @@ import tseslint from 'typescript-eslint';
 const LAYERS = [
   ['domain'],
   ['store', 'logger', 'metrics'],
-  ['service', 'auth', 'realtime', 'log-policy'],
-  ['schema', 'http', 'demo', 'mcp'],
+  ['service', 'auth', 'live', 'log-policy'],
+  ['schema', 'http', 'transport', 'demo', 'mcp'],
   ['server'],
   ['main', 'memory-mcp', 'config', 'data-dir-lock', 'instrument-sync-config'],
 ];
 
-const FOLDERS = new Set(['domain', 'store', 'service', 'auth', 'realtime', 'schema', 'http', 'demo', 'mcp']);
+const FOLDERS = new Set([
+  'domain',
+  'store',
+  'service',
+  'auth',
+  'live',
+  'schema',
+  'http',
+  'transport',
+  'demo',
+  'mcp',
+]);
 const filesOf = (name) => (FOLDERS.has(name) ? `src/${name}/**/*.ts` : `src/${name}.ts`);
 const escape = (name) => name.replace(/\./g, '\\.');
 

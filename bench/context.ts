@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { ScenarioReport } from './table.js';
 import { pino } from 'pino';
-import { createMemoryEvents } from '../src/realtime/events.js';
+import { createMemoryEvents } from '../src/live/events.js';
 import { createServer } from '../src/server.js';
 import { openDatabase } from '../src/store/db.js';
 import {

@@ -10,7 +10,7 @@ import {
   parseClusterNodes,
   parseRedisUrl,
   type RedisClusterSettings,
-} from './realtime/redis-settings.js';
+} from './live/redis/settings.js';
 import type { DatabaseConfig } from './store/db.js';
 
 export interface Config {

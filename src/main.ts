@@ -7,8 +7,8 @@ import { createLogger, type Logger } from './logger.js';
 import { DataDirLockedError, lockDataDir } from './data-dir-lock.js';
 import { openDatabase, type Database } from './store/db.js';
 import { createServer, type Server } from './server.js';
-import { createRealtime } from './realtime/index.js';
-import type { MemoryEvents } from './realtime/events.js';
+import { createLiveEvents } from './live/index.js';
+import type { MemoryEvents } from './live/events.js';
 import { DEMO_AGENT_NAME, seedDemo } from './demo/seed.js';
 import { createOperatorToken } from './store/admin.js';
 
@@ -128,7 +128,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   lockEmbeddedDataDir(config);
   const db = await openMigratedDatabase(config, logger);
-  const events = await createRealtime({
+  const events = await createLiveEvents({
     redisUrl: config.redisUrl,
     redisCluster: config.redisCluster,
     logger,

@@ -6,12 +6,13 @@
 // CreateMemoryResult members, the REST 4xx bodies, the MCP tool errors) use the contract's snake_case
 // machine codes (invalid_memory_link, …). `details()` are the fields a client acts on; GraphQL,
 // REST and MCP all read them from here, so nothing classifies an error by its message (W5).
+// A class carries domain facts only; each transport maps them once: GraphQL in src/auth/errors.ts
+// (toGraphQLError), REST and export in src/http/rest-errors.ts, MCP in src/mcp/mcp-server.ts,
+// WebSocket close codes in src/transport/ws/close-codes.ts.
 import { findUnstorableText, quoteInput, type TextInput } from './text-hygiene.js';
 
 export abstract class ServiceError extends Error {
   abstract readonly code: string;
-  /** HTTP status when this failure decides the whole response (auth); otherwise the transport's default. */
-  readonly httpStatus?: number;
   override get name(): string {
     return this.constructor.name;
   }
@@ -19,35 +20,16 @@ export abstract class ServiceError extends Error {
   details(): Record<string, unknown> {
     return {};
   }
-  /** What GraphQL puts in `extensions` (Yoga reads and strips `http`). */
-  extensions(): Record<string, unknown> {
-    return {
-      code: this.code,
-      ...this.details(),
-      ...(this.httpStatus ? { http: { status: this.httpStatus } } : {}),
-    };
-  }
 }
-
-/**
- * GraphQL `extensions.reason` of an UNAUTHENTICATED answer to a real token that stopped
- * authenticating (revoked, or its run finished: S6): a client tells an ended session from a wrong
- * token by this, never by the message.
- */
-export const TOKEN_ENDED = 'TOKEN_ENDED';
 
 /** No caller: no token, an unknown token, or one that stopped authenticating (`ended`: W9, S6). */
 export class UnauthenticatedError extends ServiceError {
   readonly code = 'UNAUTHENTICATED';
-  override readonly httpStatus = 401;
   constructor(
     reason?: string | null,
     readonly ended = false,
   ) {
     super(reason ? `Not authenticated: ${reason}` : 'Not authenticated: send Authorization: Bearer <token>');
-  }
-  override extensions(): Record<string, unknown> {
-    return this.ended ? { ...super.extensions(), reason: TOKEN_ENDED } : super.extensions();
   }
 }
 
@@ -67,9 +49,6 @@ export class InactiveTokenError extends ServiceError {
     super(`Not authenticated: ${detail}`);
     this.detail = detail;
   }
-  override extensions(): Record<string, unknown> {
-    return this.ended ? { ...super.extensions(), reason: TOKEN_ENDED } : super.extensions();
-  }
 }
 
 /** W9: the writing run is no longer RUNNING (finished while the write was on its way); REST answers 401. */
@@ -81,7 +60,6 @@ export class RunNotRunningError extends InactiveTokenError {
 
 export class ForbiddenError extends ServiceError {
   readonly code = 'FORBIDDEN';
-  override readonly httpStatus = 403;
   constructor(message = 'This token may not do that') {
     super(message);
   }
@@ -218,15 +196,10 @@ export class SlowConsumerError extends ServiceError {
 /** S11: the token holds its MAX_CONNECTIONS_PER_TOKEN WebSockets and SSE streams already (SSE: 429). */
 export class TooManyConnectionsError extends ServiceError {
   readonly code = 'TOO_MANY_CONNECTIONS';
-  override readonly httpStatus = 429;
   /** Seconds a client waits before it asks again (`Retry-After`). */
   readonly retryAfterSeconds = 5;
   constructor(max: number) {
     super(`At most ${max} WebSockets and SSE streams may be open at once per token; close one first`);
-  }
-  override extensions(): Record<string, unknown> {
-    const headers = { 'retry-after': String(this.retryAfterSeconds) };
-    return { code: this.code, http: { status: this.httpStatus, headers } };
   }
 }
 

@@ -3,7 +3,7 @@
 import { InputError } from './errors.js';
 import type { Freshness } from './expiry.js';
 import { quoteInput } from './text-hygiene.js';
-import type { RunKind } from './types.js';
+import { RUN_KINDS, type RunKind } from './types.js';
 import { isUuid } from './uuid.js';
 import { TYPE_PATTERN } from './write-validation.js';
 
@@ -21,7 +21,6 @@ export const MAX_SEARCH_WORDS = 16;
 /** A word of a search text: a run of letters, marks or digits of any script (punctuation parts words). */
 const SEARCH_WORD = /[\p{L}\p{M}\p{N}]+/gu;
 const INSTRUMENT_ID_MAX = 64;
-const RUN_KINDS: readonly RunKind[] = ['ANALYSIS', 'TRADING', 'REVIEW'];
 
 /** Search text, trimmed; blank means no search. */
 export function normalizeText(text: string | null | undefined): string | null {

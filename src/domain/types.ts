@@ -1,5 +1,7 @@
 // Shared domain vocabulary, kept free of Prisma and I/O so every rule module stays pure.
-export type RunKind = 'ANALYSIS' | 'TRADING' | 'REVIEW';
+/** The producer and run kinds (§1), declared once: the page, the filters and the MCP tools use these. */
+export const RUN_KINDS = ['ANALYSIS', 'TRADING', 'REVIEW'] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
 export type RunStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
 export type MemoryScope = 'AGENT' | 'INSTRUMENTS';
 export type JsonObject = { [key: string]: unknown };

@@ -12,7 +12,7 @@ import { logError } from '../log-policy.js';
 import { requestLogContext, type Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { ReadBudget } from '../service/read-budget.js';
-import type { TokenSessions } from '../realtime/sessions.js';
+import type { TokenSessions } from '../live/token-sessions.js';
 import { exportPages } from '../service/export-memories.js';
 import type { Database } from '../store/db.js';
 import type { MemoryRecord } from '../store/memory-record.js';

@@ -5,8 +5,8 @@ import type { Plugin } from 'graphql-yoga';
 import type { RequestCaller } from '../auth/request-caller.js';
 import { may, roleOf } from '../auth/access-table.js';
 import type { Database } from '../store/db.js';
-import type { MemoryEvents } from '../realtime/events.js';
-import type { TokenSessions } from '../realtime/sessions.js';
+import type { MemoryEvents } from '../live/events.js';
+import type { TokenSessions } from '../live/token-sessions.js';
 import type { Logger } from '../logger.js';
 import { json } from './json.js';
 import type { ServingContext } from './auth-gate.js';
@@ -71,10 +71,16 @@ export async function readCapped(request: Request, max: number): Promise<string>
   if (!request.body) return '';
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > max) throw new BodyTooLarge();
-    chunks.push(chunk);
+  const reader = request.body.getReader();
+  try {
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      size += read.value.byteLength;
+      if (size > max) throw new BodyTooLarge();
+      chunks.push(read.value);
+    }
+  } finally {
+    // Stops the upload of a body refused half-way (as leaving a for-await loop did).
+    await reader.cancel().catch(() => undefined);
   }
   return Buffer.concat(chunks).toString('utf8');
 }

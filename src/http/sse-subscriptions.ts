@@ -5,8 +5,8 @@ import { finalAsyncIterator, isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { ExecutionArgs } from 'graphql';
 import { toGraphQLError } from '../auth/errors.js';
 import { TooManyConnectionsError } from '../domain/errors.js';
-import type { Fanout } from '../realtime/shared-subscribe.js';
-import type { TokenConnections } from '../realtime/token-connections.js';
+import type { Fanout } from '../live/fanout.js';
+import type { TokenConnections } from '../live/token-connections.js';
 import type { GraphQLContext } from '../schema/context.js';
 
 export function sseSubscriptions(fanout: Fanout, connections: TokenConnections): Plugin<GraphQLContext> {

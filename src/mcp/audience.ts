@@ -2,7 +2,8 @@
 // table gives its role (auth/access-table.ts); the admin token sees none (MCP_ROLES).
 import { MCP_ROLES, may, type Role } from '../auth/access-table.js';
 import type { ServiceExecutor } from './executor.js';
-import { TOOLS, type Tool } from './tools.js';
+import type { Tool } from './tool.js';
+import { TOOLS } from './tools.js';
 
 /** The tools one caller may see and call (api-contract, MCP); everything else does not exist for it. */
 export function toolsFor(role: Role | null): Tool[] {

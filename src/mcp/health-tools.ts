@@ -3,7 +3,7 @@
 // list's budget per run kind.
 import { z } from 'zod';
 import type { ServiceExecutor } from './executor.js';
-import { defineTool } from './tools.js';
+import { defineTool } from './tool.js';
 import { timeWindow } from './window-args.js';
 
 const input = z.object({ window: z.enum(['1h', '6h', '24h']).default('24h') });

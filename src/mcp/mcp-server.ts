@@ -8,14 +8,14 @@ import {
   type CallToolResult,
   type Tool as ListedTool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { z } from 'zod';
 import { ServiceAnswerError, type ServiceExecutor } from './executor.js';
 import { adviceFor, DESCRIPTIONS, SERVER_INSTRUCTIONS } from './protocol.js';
 import { checkArgumentKeys } from '../domain/argument-keys.js';
 import { argumentShapeOf, inputSchemaOf, outputSchemaOf, type ToolFailure } from './shapes.js';
 import { audienceOf, toolsFor } from './audience.js';
 import type { Role } from '../auth/access-table.js';
-import { TOOLS, type Tool } from './tools.js';
+import type { Tool } from './tool.js';
+import { TOOLS } from './tools.js';
 
 const MCP_SERVER_INFO = { name: 'memory-service', version: '0.1.0' };
 
@@ -112,22 +112,18 @@ async function callTool(
   rawArgs: Record<string, unknown>,
   service: ServiceExecutor,
 ): Promise<CallToolResult> {
-  let args = rawArgs;
   if (!tool.serviceValidates) {
     // M10: an unknown key is refused, not dropped; a missing one is said to be missing.
     const keyProblem = checkArgumentKeys(rawArgs, ARGUMENT_SHAPES.get(tool.name)!);
     if (keyProblem)
       return failed({ error: keyProblem.message, code: 'validation_error', field: keyProblem.field });
-    const parsed = tool.input.safeParse(rawArgs);
-    if (!parsed.success) return failed(argumentFailure(parsed.error));
-    args = parsed.data as Record<string, unknown>;
   }
   try {
-    const outcome = await tool.run(args, service);
+    const outcome = await tool.call(rawArgs, service);
     if (!outcome.ok) return failed(outcome.failure);
     // M9: the result once, as structured content; the text is a one-line summary of it.
     return {
-      content: [{ type: 'text', text: tool.summary(outcome.value) }],
+      content: [{ type: 'text', text: outcome.summary }],
       structuredContent: outcome.value,
     };
   } catch (error) {
@@ -153,17 +149,6 @@ function failed(failure: ToolFailure): CallToolResult {
 }
 
 /** The first argument zod refused, named like the REST body names fields (`types[0]`, `window`). */
-function argumentFailure(error: z.ZodError): ToolFailure {
-  const issue = error.issues[0];
-  const field =
-    issue?.path.reduce<string>(
-      (name, part) =>
-        typeof part === 'number' ? `${name}[${part}]` : name ? `${name}.${String(part)}` : String(part),
-      '',
-    ) || 'arguments';
-  return { error: `${field}: ${issue?.message ?? 'invalid'}`, code: 'validation_error', field };
-}
-
 /** An API argument path (`window.timeZone`, `window.rolling`, `first`) in the tools' spelling. */
 function argumentName(field: string | undefined): { field?: string } {
   if (!field) return {};

@@ -2,6 +2,7 @@
 // which is at once the tool's outputSchema, the GraphQL selection the tool asks for, and its type.
 import { z } from 'zod';
 import type { ArgumentShape } from '../domain/argument-keys.js';
+import { RUN_KINDS } from '../domain/types.js';
 
 export const Uuid = z.guid();
 /** An ISO-8601 instant (UTC), as the API answers it. */
@@ -14,7 +15,7 @@ const Provenance = z.object({
   run_id: Uuid,
   producer_id: Uuid,
   producer_name: z.string(),
-  kind: z.enum(['ANALYSIS', 'TRADING', 'REVIEW']),
+  kind: z.enum(RUN_KINDS),
   schedule: z.string().nullable(),
   evidence_boundary: Instant.nullable(),
   run_status: z.enum(['RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED']),

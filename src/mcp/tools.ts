@@ -1,11 +1,11 @@
-// The MCP tools, defined once for both transports: the capability each needs (auth/access-table.ts), its zod input and output, and
+// The MCP tools, defined once for both transports: the capability each needs (auth/access-table.ts),
+// its zod input and output, and
 // the GraphQL operation (or REST write) it runs as the caller — the service applies every rule.
 import { z } from 'zod';
-import type { Capability } from '../auth/access-table.js';
 import { MAX_SEARCH_TEXT, MAX_SEARCH_WORDS } from '../domain/filter-fields.js';
 import type { ServiceExecutor } from './executor.js';
 import { getProducerHealth } from './health-tools.js';
-import { DESCRIPTIONS } from './protocol.js';
+import { defineTool, type Tool, type ToolOutcome } from './tool.js';
 import { timeWindow, windowArgs } from './window-args.js';
 import {
   DecisionAudit,
@@ -20,37 +20,6 @@ import {
   Uuid,
   type ToolFailure,
 } from './shapes.js';
-
-type ToolOutcome = { ok: true; value: Record<string, unknown> } | { ok: false; failure: ToolFailure };
-
-export interface Tool {
-  name: keyof typeof DESCRIPTIONS;
-  title: string;
-  /** The capability of the access table the tool needs: a caller without it does not see the tool. */
-  needs: Capability;
-  readOnly: boolean;
-  /** The service validates the arguments itself (the REST write): its 400 body is then the answer as is. */
-  serviceValidates?: true;
-  input: z.ZodObject;
-  output: z.ZodObject;
-  /** M9: a tool whose listing must stay small leaves its output schema out (the result is still structured). */
-  listsOutput?: false;
-  run(args: Record<string, unknown>, service: ServiceExecutor): Promise<ToolOutcome>;
-  /** M9: the one-line text beside the structured result (which is sent once, as structuredContent). */
-  summary(value: Record<string, unknown>): string;
-}
-
-/** Keeps each tool's handler typed by its own input schema, and its summary by its output. */
-export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
-  tool: Omit<Tool, 'input' | 'output' | 'run' | 'summary'> & {
-    input: I;
-    output: O;
-    run(args: z.infer<I>, service: ServiceExecutor): Promise<ToolOutcome>;
-    summary(value: z.infer<O>): string;
-  },
-): Tool {
-  return tool as unknown as Tool;
-}
 
 const NOT_FOUND = (what: string): ToolOutcome => ({
   ok: false,

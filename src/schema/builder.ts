@@ -1,5 +1,6 @@
 // The one Pothos builder: scalars, Prisma, typed write errors and the access scopes (S1) every field declares.
 import SchemaBuilder from '@pothos/core';
+import DataloaderPlugin from '@pothos/plugin-dataloader';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
@@ -70,7 +71,7 @@ export const builder = new SchemaBuilder<{
   };
 }>({
   // Scope auth first: a refused request never reaches another plugin's wrapper or the resolver.
-  plugins: [ScopeAuthPlugin, ErrorsPlugin, PrismaPlugin],
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, DataloaderPlugin, PrismaPlugin],
   defaultFieldNullability: false,
   scopeAuth: {
     authScopes: (ctx) => ({

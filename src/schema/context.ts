@@ -1,10 +1,10 @@
 import type { AuthFailure, Caller } from '../auth/caller.js';
 import type { RequestCaller } from '../auth/request-caller.js';
 import type { Database } from '../store/db.js';
-import type { MemoryEvents } from '../realtime/events.js';
-import type { AgentFeeds } from '../realtime/agent-feed.js';
-import type { SharedLoads } from '../realtime/shared-loads.js';
-import type { TokenSessions } from '../realtime/sessions.js';
+import type { MemoryEvents } from '../live/events.js';
+import type { AgentFeeds } from '../live/agent-feeds.js';
+import type { SharedLoads } from '../live/shared-loads.js';
+import type { TokenSessions } from '../live/token-sessions.js';
 import type { Metrics } from '../metrics.js';
 import type { ReadBudget } from '../service/read-budget.js';
 

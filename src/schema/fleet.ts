@@ -17,16 +17,16 @@ interface AgentHealthSummary {
 
 const DAY_MS = 86_400_000;
 
-type Waiter = { resolve(summary: AgentHealthSummary): void; reject(error: unknown): void };
-/** The agents asked for in one tick of one request, loaded together (no statement per agent). */
-const pending = new WeakMap<GraphQLContext, Map<string, Waiter[]>>();
-
-async function summarise(ctx: GraphQLContext, agentIds: string[]): Promise<Map<string, AgentHealthSummary>> {
+/** The summaries of the agents of one answer, in their order (a per-request loader: Pothos' dataloader). */
+async function summarise(
+  agentIds: readonly string[],
+  ctx: GraphQLContext,
+): Promise<(AgentHealthSummary | Error)[]> {
   const now = ctx.now();
   const lastDay = { from: new Date(now.getTime() - DAY_MS), to: now };
   const [health, counts] = await Promise.all([
-    loadHealthOf(ctx.db, agentIds, lastDay, now),
-    loadFleetCounts(ctx.db, agentIds, lastDay),
+    loadHealthOf(ctx.db, [...agentIds], lastDay, now),
+    loadFleetCounts(ctx.db, [...agentIds], lastDay),
   ]);
   const summaries = new Map<string, AgentHealthSummary>();
   for (const row of counts) {
@@ -41,37 +41,7 @@ async function summarise(ctx: GraphQLContext, agentIds: string[]): Promise<Map<s
     const summary = summaries.get(h.producer.agentId);
     if (summary) summary.producers[h.status] += 1;
   }
-  return summaries;
-}
-
-function summaryOf(ctx: GraphQLContext, agentId: string): Promise<AgentHealthSummary> {
-  let batch = pending.get(ctx);
-  if (!batch) {
-    const current = new Map<string, Waiter[]>();
-    batch = current;
-    pending.set(ctx, current);
-    // Sibling Agents resolve their fields in the same tick: the next one loads them all.
-    process.nextTick(() => void flush(ctx, current));
-  }
-  const waiters = batch.get(agentId) ?? [];
-  batch.set(agentId, waiters);
-  return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
-}
-
-async function flush(ctx: GraphQLContext, batch: Map<string, Waiter[]>): Promise<void> {
-  pending.delete(ctx);
-  try {
-    const all = await summarise(ctx, [...batch.keys()]);
-    for (const [id, waiters] of batch) {
-      const summary = all.get(id);
-      for (const w of waiters) {
-        if (summary) w.resolve(summary);
-        else w.reject(new Error(`agent ${id} has no summary`));
-      }
-    }
-  } catch (error) {
-    for (const waiters of batch.values()) for (const w of waiters) w.reject(error);
-  }
+  return agentIds.map((id) => summaries.get(id) ?? new Error(`agent ${id} has no summary`));
 }
 
 const AgentHealthRef = builder.objectRef<AgentHealthSummary>('AgentHealth').implement({
@@ -89,11 +59,12 @@ const AgentHealthRef = builder.objectRef<AgentHealthSummary>('AgentHealth').impl
 });
 
 builder.prismaObjectFields('Agent', (t) => ({
-  health: t.field({
+  health: t.loadable({
     ...insightReaders,
     type: AgentHealthRef,
+    load: summarise,
     description:
       'B8 (beyond the contract): producers by B8 status over the last 24 h, last decision, records in 24 h. Operators, Review runs, the admin.',
-    resolve: (agent, _args, ctx) => summaryOf(ctx, agent.id),
+    resolve: (agent) => agent.id,
   }),
 }));

@@ -2,8 +2,8 @@
 // health and board refresh on memoryAdded and runChanged instead of polling.
 import { agentForRead } from '../auth/access.js';
 import { SessionRevokedError } from '../domain/errors.js';
-import type { RunChangedEvent } from '../realtime/events.js';
-import { queuedStream } from '../realtime/queued-stream.js';
+import type { RunChangedEvent } from '../live/events.js';
+import { queuedStream } from '../live/queued-stream.js';
 import { RunRef } from './admin.js';
 import { builder, needs } from './builder.js';
 

@@ -3,7 +3,7 @@ import { agentForRead } from '../auth/access.js';
 import { InputError } from '../domain/errors.js';
 import { parseAfterCursor, resolveFilter } from '../domain/memory-filter.js';
 import { encodeCursor } from '../domain/cursor.js';
-import { MemoryAddedSource } from '../realtime/memory-added.js';
+import { MemoryAddedSource } from '../live/memory-added.js';
 import type { Database } from '../store/db.js';
 import { seqBeforePosition } from '../store/browse.js';
 import { findRecord } from '../store/record-reads.js';

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { ImportItemError, InputError, ServiceError } from '../domain/errors.js';
 import { evaluateStoredExpiry } from '../domain/expiry.js';
 import { requireWriteShape } from '../domain/write-validation.js';
-import type { CommittedMemory, MemoryEvents } from '../realtime/events.js';
+import type { CommittedMemory, MemoryEvents } from '../live/events.js';
 import type { Database, Sql } from '../store/db.js';
 import { findImportRun, insertMemory } from '../store/memories.js';
 import type { MemoryWrite } from './write-memory.js';

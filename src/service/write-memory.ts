@@ -14,7 +14,7 @@ import type { RunIdentity } from '../domain/types.js';
 import { requireWriteShape, type WriteShapeInput } from '../domain/write-validation.js';
 import { isStaleOnArrival, latenessSeconds } from '../domain/producer-health.js';
 import type { Metrics } from '../metrics.js';
-import type { MemoryEvents } from '../realtime/events.js';
+import type { MemoryEvents } from '../live/events.js';
 import type { Database } from '../store/db.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { MemoryRecord } from '../store/memory-record.js';

@@ -31,7 +31,7 @@ export const NO_FILTER: BrowseFilter = {
   freshness: null,
 };
 
-export const RUN_KINDS: readonly RunKind[] = ['ANALYSIS', 'TRADING', 'REVIEW'];
+export { RUN_KINDS } from '../domain/types.js';
 
 /** Anything narrower than every record of the agent. */
 export function isFiltered(filter: BrowseFilter): boolean {

@@ -8,7 +8,7 @@ import {
   type MemoryEdge,
   type MemoryFilter,
 } from './queries.js';
-import { CloseCode } from '../realtime/close-codes.js';
+import { CloseCode } from '../transport/ws/close-codes.js';
 
 /** When a failed subscription is tried again: after a dropped socket (backoff) or a server error. */
 export type RetryPlan =

@@ -1,5 +1,6 @@
 // The operations the Memories tab sends, with the shapes they return (names fixed by the API contract).
 // Every records operation names its agent: the admin token must (it has none), an operator token may.
+import type { RunKind } from '../domain/types.js';
 
 export type RollingWindow = 'LAST_1H' | 'LAST_6H' | 'LAST_24H';
 
@@ -10,7 +11,7 @@ export interface TimeWindowInput {
   timeZone: string;
 }
 
-export type RunKind = 'ANALYSIS' | 'TRADING' | 'REVIEW';
+export type { RunKind };
 export type Freshness = 'FRESH' | 'STALE';
 
 export interface MemoryFilter {

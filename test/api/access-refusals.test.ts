@@ -5,8 +5,9 @@ import { randomUUID } from 'node:crypto';
 import { execute, parse, subscribe, type ExecutionResult } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MISSING, type AuthFailure } from '../../src/auth/caller.js';
+import { TOKEN_ENDED, toGraphQLError } from '../../src/auth/errors.js';
 import { RequestCaller } from '../../src/auth/request-caller.js';
-import { TOKEN_ENDED, UnauthenticatedError } from '../../src/domain/errors.js';
+import { UnauthenticatedError } from '../../src/domain/errors.js';
 import { schema } from '../../src/schema/index.js';
 import type { GraphQLContext } from '../../src/schema/context.js';
 import { startHarness, type Harness } from '../support/harness.js';
@@ -231,9 +232,9 @@ describe('S1: without a caller every root field is UNAUTHENTICATED with the reas
         expect(result.errors?.map((error) => [error.message, error.path])).toEqual([[message, [field]]]);
         const original = result.errors?.[0]?.originalError;
         expect(original).toBeInstanceOf(UnauthenticatedError);
-        // What error masking puts on the wire (server.ts: a ServiceError keeps its own extensions).
+        // What error masking puts on the wire (toGraphQLError: the one GraphQL mapping of a ServiceError).
         // An ended session says so in `reason` (S6), which the page reads instead of the message.
-        expect((original as UnauthenticatedError).extensions()).toEqual({
+        expect(toGraphQLError(original as UnauthenticatedError).extensions).toEqual({
           code: 'UNAUTHENTICATED',
           http: { status: 401 },
           ...ended,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { toGraphQLError } from '../../src/auth/errors.js';
 import { encodeCursor } from '../../src/domain/cursor.js';
 import { InputError } from '../../src/domain/errors.js';
 import { EVERY_RECORD, matchesFilter, resolveFilter } from '../../src/domain/memory-filter.js';
@@ -619,7 +620,10 @@ describe('the filter shared with live updates (B5, L2)', () => {
         thrown = error;
       }
       expect(thrown).toBeInstanceOf(InputError);
-      expect((thrown as InputError).extensions()).toMatchObject({ code: 'BAD_USER_INPUT', field });
+      expect(toGraphQLError(thrown as InputError).extensions).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        field,
+      });
     }
   });
 

@@ -3,10 +3,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionRevokedError } from '../../src/domain/errors.js';
 import { EVERY_RECORD } from '../../src/domain/memory-filter.js';
-import { createMemoryEvents, type GapListener, type MemoryEvents } from '../../src/realtime/events.js';
-import { memoryAddedStream, type AddedRecord } from '../../src/realtime/memory-added.js';
+import { createMemoryEvents, type GapListener, type MemoryEvents } from '../../src/live/events.js';
+import { memoryAddedStream, type AddedRecord } from '../../src/live/memory-added.js';
 import { createAgentFixture, startHarness, startRun, writeOk, type Harness } from '../support/harness.js';
-import { AgentFeeds } from '../../src/realtime/agent-feed.js';
+import { AgentFeeds } from '../../src/live/agent-feeds.js';
 
 /** In-process events whose publishes can be dropped (as while Redis is away) and that can signal a gap. */
 function lossyEvents(): MemoryEvents & { dropping: boolean; gap(): void } {

@@ -5,8 +5,8 @@
 // operation under it is still in flight (close 4409, as graphql-ws does for an id it knows), and
 // ends every subscription with its socket.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_SUBSCRIPTIONS_PER_SOCKET } from '../../src/realtime/socket-operations.js';
-import { createMemoryEvents } from '../../src/realtime/events.js';
+import { MAX_SUBSCRIPTIONS_PER_SOCKET } from '../../src/transport/ws/socket-operations.js';
+import { createMemoryEvents } from '../../src/live/events.js';
 import {
   ADMIN_TOKEN,
   createAgentFixture,
@@ -18,7 +18,7 @@ import {
 } from '../support/harness.js';
 import { countingListeners, RawSocket } from '../support/raw-ws.js';
 import { openSubscriptions, settleOpenSubscriptions } from '../support/live.js';
-import { CloseCode } from '../../src/realtime/close-codes.js';
+import { CloseCode } from '../../src/transport/ws/close-codes.js';
 
 const QUERY = `subscription($agentId: UUID, $filter: MemoryFilter, $after: String) {
   memoryAdded(agentId: $agentId, filter: $filter, after: $after) { cursor node { id agentId type } }

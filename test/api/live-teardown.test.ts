@@ -4,7 +4,7 @@
 // fan-out group, agent feed or event listener is left.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Socket } from 'node:net';
-import { createMemoryEvents, type MemoryEvents } from '../../src/realtime/events.js';
+import { createMemoryEvents, type MemoryEvents } from '../../src/live/events.js';
 
 import {
   ADMIN_TOKEN,
@@ -17,7 +17,7 @@ import {
 } from '../support/harness.js';
 import { subscribeSse, openSubscriptions } from '../support/live.js';
 import { countingListeners, RawSocket } from '../support/raw-ws.js';
-import { CloseCode } from '../../src/realtime/close-codes.js';
+import { CloseCode } from '../../src/transport/ws/close-codes.js';
 
 const QUERY = `subscription($a: UUID, $after: String) { memoryAdded(agentId: $a, after: $after) { cursor node { id content } } }`;
 

@@ -6,12 +6,12 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveFilter } from '../../src/domain/memory-filter.js';
 import { createLogger } from '../../src/logger.js';
-import { createRealtime } from '../../src/realtime/index.js';
-import { eventOf, type MemoryEvents } from '../../src/realtime/events.js';
-import { memoryAddedStream } from '../../src/realtime/memory-added.js';
+import { createLiveEvents } from '../../src/live/index.js';
+import { eventOf, type MemoryEvents } from '../../src/live/events.js';
+import { memoryAddedStream } from '../../src/live/memory-added.js';
 import { importMemories } from '../../src/service/import-memories.js';
 import { createAgentFixture, startHarness, type AgentFixture, type Harness } from '../support/harness.js';
-import { AgentFeeds } from '../../src/realtime/agent-feed.js';
+import { AgentFeeds } from '../../src/live/agent-feeds.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -21,7 +21,7 @@ let raw: Redis;
 let fx: AgentFixture;
 
 beforeAll(async () => {
-  events = await createRealtime({ redisUrl: REDIS_URL, logger: createLogger('silent') });
+  events = await createLiveEvents({ redisUrl: REDIS_URL, logger: createLogger('silent') });
   h = await startHarness({ events });
   raw = new Redis(REDIS_URL);
   fx = await createAgentFixture(h, { instruments: ['BTC', 'ETH'] });

@@ -3,8 +3,8 @@
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import type { RunChangedEvent } from '../../src/realtime/events.js';
-import { createRealtime } from '../../src/realtime/index.js';
+import type { RunChangedEvent } from '../../src/live/events.js';
+import { createLiveEvents } from '../../src/live/index.js';
 import {
   ADMIN_TOKEN,
   createAgentFixture,
@@ -139,8 +139,8 @@ describe('L3: runChanged across instances', () => {
 
   it('L3: runChanged: a run change published on one instance reaches listeners on another through Redis (L3)', async () => {
     const logger = createLogger('silent');
-    const one = await createRealtime({ redisUrl: redis.url, logger });
-    const two = await createRealtime({ redisUrl: redis.url, logger });
+    const one = await createLiveEvents({ redisUrl: redis.url, logger });
+    const two = await createLiveEvents({ redisUrl: redis.url, logger });
     try {
       const heard: RunChangedEvent[] = [];
       const stop = two.listenRuns(a.agentId, (event) => heard.push(event));

@@ -14,7 +14,7 @@ import {
 } from '../support/harness.js';
 import { openSocket, openSse, type SseStream } from '../support/live.js';
 import { waitUntil } from '../support/write-ledger.js';
-import { CloseCode } from '../../src/realtime/close-codes.js';
+import { CloseCode } from '../../src/transport/ws/close-codes.js';
 
 const LIMIT = 20;
 let h: Harness;

@@ -3,7 +3,7 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_SUBSCRIPTIONS_PER_SOCKET } from '../../src/realtime/socket-operations.js';
+import { MAX_SUBSCRIPTIONS_PER_SOCKET } from '../../src/transport/ws/socket-operations.js';
 
 import {
   CREATE_MEMORY,
@@ -14,7 +14,7 @@ import {
   type Harness,
 } from '../support/harness.js';
 import { subscribeSse, subscribeWs } from '../support/live.js';
-import { CloseCode } from '../../src/realtime/close-codes.js';
+import { CloseCode } from '../../src/transport/ws/close-codes.js';
 
 let h: Harness;
 let base: string;

@@ -11,7 +11,7 @@ import {
 } from '../support/harness.js';
 import { subscribeSse, subscribeWs, wsClient } from '../support/live.js';
 import { waitUntil } from '../support/write-ledger.js';
-import { CloseCode } from '../../src/realtime/close-codes.js';
+import { CloseCode } from '../../src/transport/ws/close-codes.js';
 
 let h: Harness;
 let base: string;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readExportSlowly, type SlowExport } from '../support/export.js';
 import { openSocket, openSse, subscribeWs, wsClient } from '../support/live.js';
 import { gqlOverHttp, startInstancePair, type ServiceProcess } from '../support/processes.js';
-import { CloseCode } from '../../src/realtime/close-codes.js';
+import { CloseCode } from '../../src/transport/ws/close-codes.js';
 
 const ADMIN = 'adm_stream_revocation_token_0123456789';
 /** 1,500 records of 16 KB: 24 MB, about 6 s for the slow reader — it cannot finish within 1 s. */

@@ -2,7 +2,7 @@
 // admin helpers that build agents, producers and runs through the public API.
 import { createLogger } from '../../src/logger.js';
 import { createServer, type Server, type ServerDeps } from '../../src/server.js';
-import { createMemoryEvents, type MemoryEvents } from '../../src/realtime/events.js';
+import { createMemoryEvents, type MemoryEvents } from '../../src/live/events.js';
 import type { Database } from '../../src/store/db.js';
 import { createEmbeddedTestDatabase, createTestDatabase } from './db.js';
 import type { StatementRecorder } from './statement-recorder.js';

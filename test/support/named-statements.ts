@@ -3,7 +3,7 @@
 // beforeStatement hook records each statement and stops it before it is sent: the statements' names,
 // texts and values come from the code, not from a list kept beside it.
 import { EVERY_RECORD, type ResolvedFilter } from '../../src/domain/memory-filter.js';
-import { REPLAY_PAGE_SIZE } from '../../src/realtime/memory-added.js';
+import { REPLAY_PAGE_SIZE } from '../../src/live/memory-added.js';
 import { EXPORT_PAGE_SIZE } from '../../src/service/export-memories.js';
 import { listMemoriesInSeqRange, listMemoryPage, listMemoryTypes } from '../../src/store/browse.js';
 import type { Database } from '../../src/store/db.js';
@@ -173,7 +173,7 @@ export async function sendEveryNamedStatement(
       for (const range of replays(agent))
         await send(() => listMemoriesInSeqRange(db, agent.id, filter, range, REPLAY_PAGE_SIZE));
   }
-  // The agent feed's fill (realtime/agent-feed.ts): every record of a gap, 500 at a time.
+  // The agent feed's fill (live/agent-feeds.ts): every record of a gap, 500 at a time.
   for (const agent of [big, small])
     for (const range of replays(agent))
       await send(() => listMemoriesInSeqRange(db, agent.id, EVERY_RECORD, range, 500));

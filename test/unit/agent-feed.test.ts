@@ -2,10 +2,10 @@
 // gap read, and a failed read ends every subscription of the agent (they resume with `after`).
 import { describe, expect, it } from 'vitest';
 import { EVERY_RECORD } from '../../src/domain/memory-filter.js';
-import { createMemoryEvents, type MemoryEvents } from '../../src/realtime/events.js';
-import { memoryAddedStream } from '../../src/realtime/memory-added.js';
+import { createMemoryEvents, type MemoryEvents } from '../../src/live/events.js';
+import { memoryAddedStream } from '../../src/live/memory-added.js';
 import type { Database } from '../../src/store/db.js';
-import { AgentFeeds } from '../../src/realtime/agent-feed.js';
+import { AgentFeeds } from '../../src/live/agent-feeds.js';
 
 const at = new Date('2026-01-01T00:00:00Z');
 const facts = { instruments: [], producerId: null, runKind: null, expiresAt: null };

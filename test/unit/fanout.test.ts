@@ -4,10 +4,10 @@
 import { buildSchema, GraphQLError, parse, type ExecutionArgs } from 'graphql';
 import type { WebSocket } from 'ws';
 import { describe, expect, it } from 'vitest';
-import { FanoutGroup, GroupMember } from '../../src/realtime/fanout.js';
-import { MAX_PENDING_EVENTS } from '../../src/realtime/memory-added.js';
-import { documentShape } from '../../src/realtime/shared-subscribe.js';
-import { SocketTarget } from '../../src/realtime/socket-target.js';
+import { FanoutGroup, GroupMember } from '../../src/live/fanout-group.js';
+import { MAX_PENDING_EVENTS } from '../../src/live/memory-added.js';
+import { documentShape } from '../../src/live/fanout.js';
+import { SocketTarget } from '../../src/transport/ws/socket-target.js';
 
 interface FakeSocket {
   readyState: number;
@@ -34,6 +34,9 @@ function fakeSocket(): FakeSocket {
   };
 }
 
+/** The TCP socket under a fake WebSocket: corking changes nothing a fake records. */
+const rawSocket = { cork() {}, uncork() {} };
+
 /** A schema whose `memoryAdded` waits for the test to release each record's execution. */
 function controlledGroup() {
   const executions: string[] = [];
@@ -56,7 +59,7 @@ function controlledGroup() {
   const join = (id: string) => {
     const socket = fakeSocket();
     const afterWrite: string[] = [];
-    const target = new SocketTarget(socket as unknown as WebSocket, id, () => afterWrite.push(id));
+    const target = new SocketTarget(socket as unknown as WebSocket, rawSocket, id, () => afterWrite.push(id));
     const member = new GroupMember(group, target);
     group.members.add(member);
     return { member, socket, afterWrite };

@@ -19,10 +19,11 @@ describe('Layers point down', () => {
     ['src/store/query.ts', '../auth/caller.js'],
     ['src/store/query.ts', '../log-policy.js'],
     ['src/service/use-case.ts', '../schema/index.js'],
-    ['src/realtime/stream.ts', '../http/auth-gate.js'],
+    ['src/live/stream.ts', '../http/auth-gate.js'],
+    ['src/live/fanout.ts', '../transport/ws/socket-target.js'],
     ['src/schema/field.ts', '../server.js'],
     ['src/http/route.ts', '../main.js'],
-    ['src/metrics.ts', './realtime/events.js'],
+    ['src/metrics.ts', './live/events.js'],
     ['src/server.ts', './main.js'],
   ])('Layers: %s may not import %s', async (file, specifier) => {
     expect(await layerErrors(file, specifier)).toEqual([expect.stringContaining('Layers point down')]);
@@ -31,8 +32,9 @@ describe('Layers point down', () => {
   it.each([
     ['src/store/query.ts', '../domain/errors.js'],
     ['src/service/use-case.ts', '../store/memories.js'],
-    ['src/service/use-case.ts', '../realtime/events.js'],
-    ['src/realtime/ws-server.ts', '../auth/caller.js'],
+    ['src/service/use-case.ts', '../live/events.js'],
+    ['src/transport/ws/ws-server.ts', '../../auth/caller.js'],
+    ['src/transport/ws/ws-server.ts', '../../live/fanout.js'],
     ['src/schema/field.ts', '../service/write-memory.js'],
     ['src/http/route.ts', '../schema/index.js'],
     ['src/server.ts', './http/routes.js'],

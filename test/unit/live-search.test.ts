@@ -3,10 +3,10 @@
 // text searched. A database whose answers the test releases one by one.
 import { describe, expect, it } from 'vitest';
 import { resolveFilter } from '../../src/domain/memory-filter.js';
-import { createMemoryEvents } from '../../src/realtime/events.js';
-import { memoryAddedStream } from '../../src/realtime/memory-added.js';
+import { createMemoryEvents } from '../../src/live/events.js';
+import { memoryAddedStream } from '../../src/live/memory-added.js';
 import type { Database } from '../../src/store/db.js';
-import { AgentFeeds } from '../../src/realtime/agent-feed.js';
+import { AgentFeeds } from '../../src/live/agent-feeds.js';
 
 const at = new Date('2026-09-01T10:00:00Z');
 const facts = { instruments: [], producerId: null, runKind: null, expiresAt: null };

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { EVERY_RECORD } from '../../src/domain/memory-filter.js';
-import { createMemoryEvents } from '../../src/realtime/events.js';
+import { createMemoryEvents } from '../../src/live/events.js';
 import { SlowConsumerError } from '../../src/domain/errors.js';
-import { memoryAddedStream } from '../../src/realtime/memory-added.js';
+import { memoryAddedStream } from '../../src/live/memory-added.js';
 import type { Database } from '../../src/store/db.js';
-import { AgentFeeds } from '../../src/realtime/agent-feed.js';
+import { AgentFeeds } from '../../src/live/agent-feeds.js';
 
 /** What a record's event carries for the filter besides type and createdAt (none of it filtered here). */
 const facts = { instruments: [], producerId: null, runKind: null, expiresAt: null };

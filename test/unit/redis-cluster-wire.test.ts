@@ -5,10 +5,10 @@ import { EventEmitter } from 'node:events';
 import type { Cluster } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import type { MemoryEvents } from '../../src/realtime/events.js';
-import { clusterWire, RESUBSCRIBE_MAX_MS } from '../../src/realtime/redis-cluster-wire.js';
-import { createRedisMemoryEvents, RESYNC_RETRY_MS } from '../../src/realtime/redis-events.js';
-import { RESYNC_CHANNEL } from '../../src/realtime/redis-wire.js';
+import type { MemoryEvents } from '../../src/live/events.js';
+import { clusterWire, RESUBSCRIBE_MAX_MS } from '../../src/live/redis/cluster-wire.js';
+import { createRedisMemoryEvents, RESYNC_RETRY_MS } from '../../src/live/redis/redis-events.js';
+import { RESYNC_CHANNEL } from '../../src/live/redis/redis-wire.js';
 
 const AWAY = () => Promise.reject(new Error('Connection is closed.'));
 

@@ -1,4 +1,4 @@
-// memoryAdded (L1, L2): join the agent's feed FIRST (agent-feed.ts: every record once, in seq order,
+// memoryAdded (L1, L2): join the agent's feed FIRST (agent-feeds.ts: every record once, in seq order,
 // the agent's commit order), then replay what the client missed after its cursor up to where the
 // feed stood when it joined, then continue with the feed — so delivery never skips a record, never
 // repeats one, and never reorders two. Live records that arrive during the replay wait in a bounded
@@ -11,7 +11,7 @@ import { SessionRevokedError, SlowConsumerError } from '../domain/errors.js';
 import type { Database } from '../store/db.js';
 import { matchesFilter, type ResolvedFilter } from '../domain/memory-filter.js';
 import { memoriesInSeqRange } from '../store/browse.js';
-import type { AgentFeeds, FeedMember, FeedRecord } from './agent-feed.js';
+import type { AgentFeeds, FeedMember, FeedRecord } from './agent-feeds.js';
 import { queuedStream } from './queued-stream.js';
 
 export const REPLAY_PAGE_SIZE = 200;

@@ -1,9 +1,9 @@
 // Memory events across instances over Redis pub/sub (L3) that survive Redis outages: local
 // subscribers are served in-process whatever Redis does, a failed publish never fails or crashes
 // a write, and after an outage every instance is told to catch up from the database (L2). The wire
-// is one Redis or a Redis Cluster (redis-wire.ts, redis-cluster-wire.ts, D4).
+// is one Redis or a Redis Cluster (redis-wire.ts, cluster-wire.ts, D4).
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../logger.js';
 import {
   createMemoryEvents,
   eventOf,
@@ -14,7 +14,7 @@ import {
   type MemoryEvents,
   type RunChangedEvent,
   type RunChangedListener,
-} from './events.js';
+} from '../events.js';
 import { RESYNC_CHANNEL, type RedisWire, type WireFactory } from './redis-wire.js';
 
 const TOPIC_PREFIX = 'memory:added:';

@@ -1,5 +1,5 @@
 // Subscriptions without N executions or N serialisations: a memoryAdded subscription joins the
-// fan-out group of its agent, document and variables (fanout.ts) for as long as it runs. Over a
+// fan-out group of its agent, document and variables (fanout-group.ts) for as long as it runs. Over a
 // WebSocket its records are written straight to the socket (the iterator graphql-ws holds yields
 // nothing but a final error); over SSE the iterator yields the group's shared results. The source
 // (auth, filter, replay) stays per subscriber.
@@ -17,7 +17,7 @@ import {
   type GraphQLError,
 } from 'graphql';
 import { Repeater } from 'graphql-yoga';
-import { FanoutGroup, GroupMember, type FanoutTarget } from './fanout.js';
+import { FanoutGroup, GroupMember, type FanoutTarget } from './fanout-group.js';
 import { MAX_PENDING_EVENTS, MemoryAddedSource } from './memory-added.js';
 import { queuedStream } from './queued-stream.js';
 

@@ -3,7 +3,7 @@
 // to the node owning its agent's slot and no further; the resync channel stays classic. A lost node
 // is a gap (L2): once its channels are confirmed subscribed again, their feeds catch up.
 import type { Cluster, Redis } from 'ioredis';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../logger.js';
 import { RESYNC_CHANNEL, type RedisWire, type WireFactory, type WireHandlers } from './redis-wire.js';
 
 /** The first confirmation after a loss, and the longest wait between two while a node stays away. */

@@ -1,9 +1,10 @@
+// The live module's entry: the memory events a server publishes to and its feeds listen on.
 import type { Logger } from '../logger.js';
 import { createMemoryEvents, type MemoryEvents } from './events.js';
-import type { RedisClusterSettings } from './redis-settings.js';
+import type { RedisClusterSettings } from './redis/settings.js';
 
 /** In-process pub/sub; Redis-backed with REDIS_URL (L3); sharded over a Redis Cluster (D4). */
-export async function createRealtime(options: {
+export async function createLiveEvents(options: {
   redisUrl?: string;
   redisCluster?: RedisClusterSettings;
   logger: Logger;
@@ -12,9 +13,9 @@ export async function createRealtime(options: {
   if (!redisUrl && !redisCluster) return createMemoryEvents();
   const [{ createRedisMemoryEvents }, { classicWire }, { clusterWire }, { Cluster, Redis }] =
     await Promise.all([
-      import('./redis-events.js'),
-      import('./redis-wire.js'),
-      import('./redis-cluster-wire.js'),
+      import('./redis/redis-events.js'),
+      import('./redis/redis-wire.js'),
+      import('./redis/cluster-wire.js'),
       import('ioredis'),
     ]);
   if (redisCluster) {

@@ -7,14 +7,14 @@ import type { Context, SubscribePayload } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocket, WebSocketServer, type ServerOptions as WsOptions } from 'ws';
-import type { CallerResolver, RequestCaller } from '../auth/request-caller.js';
-import { internalError, unauthenticated } from '../auth/errors.js';
-import { bearerToken } from '../auth/tokens.js';
-import type { Logger } from '../logger.js';
-import { logError, withBoundedMessage } from '../log-policy.js';
-import type { TokenSessions } from './sessions.js';
-import type { Fanout } from './shared-subscribe.js';
-import type { TokenConnections } from './token-connections.js';
+import type { CallerResolver, RequestCaller } from '../../auth/request-caller.js';
+import { internalError, unauthenticated } from '../../auth/errors.js';
+import { bearerToken } from '../../auth/tokens.js';
+import type { Logger } from '../../logger.js';
+import { logError, withBoundedMessage } from '../../log-policy.js';
+import type { TokenSessions } from '../../live/token-sessions.js';
+import type { Fanout } from '../../live/fanout.js';
+import type { TokenConnections } from '../../live/token-connections.js';
 import { MAX_SUBSCRIPTIONS_PER_SOCKET, SocketOperations } from './socket-operations.js';
 import { SocketTarget } from './socket-target.js';
 import { CloseCode } from './close-codes.js';
@@ -233,7 +233,7 @@ function prepareOperation(options: WsServerOptions) {
       // Queries and mutations over the socket run through Yoga's plugins; subscriptions through sharedSubscribe.
       rootValue: {
         execute: enveloped.execute,
-        target: new SocketTarget(ctx.extra.socket, id, cutOffSlowConsumer),
+        target: new SocketTarget(ctx.extra.socket, ctx.extra.request.socket, id, cutOffSlowConsumer),
       },
     };
   };

@@ -1,14 +1,14 @@
 // A WebSocket subscriber of a fan-out group: its graphql-ws `next` message is its subscription id
 // around the group's shared payload bytes (no JSON.stringify per subscriber), written straight to
 // its socket; the messages of one event-loop turn leave in one system call.
+import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
-import type { FanoutTarget, RenderedRecord } from './fanout.js';
+import type { FanoutTarget, RenderedRecord } from '../../live/fanout-group.js';
 
 const NEXT_TAIL = Buffer.from('}');
 
-/** The TCP socket under a WebSocket (`ws` keeps it as `_socket`; the version is pinned). */
-type RawSocket = { cork(): void; uncork(): void };
-const rawSocketOf = (socket: WebSocket) => (socket as unknown as { _socket?: RawSocket })._socket;
+/** The TCP socket under a WebSocket: the upgrade request's socket, which `ws` writes to. */
+type RawSocket = Pick<Socket, 'cork' | 'uncork'>;
 /** Sockets written during this turn of the event loop, corked until it ends. */
 const corked = new Set<RawSocket>();
 
@@ -21,9 +21,8 @@ function uncorkAll(): void {
  * Batches a socket's messages of one event-loop turn into one system call: when the service falls
  * behind, several records reach a socket in one turn, and each would otherwise cost a `writev`.
  */
-function corkUntilTurnEnds(socket: WebSocket): void {
-  const raw = rawSocketOf(socket);
-  if (!raw || corked.has(raw)) return;
+function corkUntilTurnEnds(raw: RawSocket): void {
+  if (corked.has(raw)) return;
   if (corked.size === 0) setImmediate(uncorkAll);
   raw.cork();
   corked.add(raw);
@@ -51,6 +50,8 @@ export class SocketTarget implements FanoutTarget {
 
   constructor(
     private readonly socket: WebSocket,
+    /** The TCP socket under `socket` (the upgrade request's). */
+    private readonly raw: RawSocket,
     id: string,
     /** Called after each write: closes a socket whose unsent bytes grew too large (slow consumer). */
     private readonly afterWrite: (socket: WebSocket) => void,
@@ -62,7 +63,7 @@ export class SocketTarget implements FanoutTarget {
   send(record: RenderedRecord): void {
     const { socket } = this;
     if (socket.readyState !== socket.OPEN) return;
-    corkUntilTurnEnds(socket);
+    corkUntilTurnEnds(this.raw);
     socket.send(Buffer.concat([this.head, record.json, NEXT_TAIL]), { binary: false });
     this.afterWrite(socket);
   }

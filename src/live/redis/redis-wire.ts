@@ -1,8 +1,8 @@
 // The wire memory events cross instances on (L3): what one Redis (classic pub/sub, here) or a Redis
-// Cluster (sharded pub/sub, redis-cluster-wire.ts) offers redis-events.ts — publish, subscribe per
+// Cluster (sharded pub/sub, cluster-wire.ts) offers redis-events.ts — publish, subscribe per
 // agent channel, and word when a subscription may have missed messages so the feeds catch up (L2).
 import type { Redis } from 'ioredis';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../logger.js';
 
 /**
  * Published by an instance whose publishes failed, once it can publish again: "you may have missed
