@@ -17,7 +17,10 @@ import { Fanout } from './live/fanout.js';
 import { TokenConnections } from './live/token-connections.js';
 import { createWsServer, type SocketOperationContext } from './transport/ws/ws-server.js';
 import type { Logger } from './logger.js';
-import { httpRoutes } from './http/routes.js';
+import { healthRoutes } from './http/health-routes.js';
+import { restMemoriesRoute } from './http/rest-memories.js';
+import { exportRoute } from './http/export.js';
+import { webPage } from './http/web-page.js';
 import { createAuthGate, MAX_DOCUMENT_BYTES, type AuthGate } from './http/auth-gate.js';
 import { documentLimitsPlugin } from './http/document-limits.js';
 import { compiledQueries, type CompiledQueriesOptions } from './http/compiled-queries.js';
@@ -154,6 +157,14 @@ const endRequestWhenAnswered: Plugin = {
 function createYogaApp(deps: ServerDeps, parts: YogaParts): Server['yoga'] {
   const contextFor = contextFactory(deps, parts);
   const { corsOrigins, metrics, now } = parts;
+  const routeDeps = {
+    ...deps,
+    now,
+    metrics,
+    callerOf: parts.authGate.callerOf,
+    budget: parts.budget,
+    sessions: parts.sessions,
+  };
   const yoga: Server['yoga'] = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -173,14 +184,11 @@ function createYogaApp(deps: ServerDeps, parts: YogaParts): Server['yoga'] {
       ...(deps.graphiql !== false ? [graphiqlAssetsPlugin()] : []),
       ...(deps.introspection === false ? [introspectionOff] : []),
       boundValidationErrors,
-      httpRoutes({
-        ...deps,
-        now,
-        metrics,
-        callerOf: parts.authGate.callerOf,
-        budget: parts.budget,
-        sessions: parts.sessions,
-      }),
+      healthRoutes(deps.db),
+      restMemoriesRoute(routeDeps),
+      exportRoute(routeDeps),
+      // Last of the plain routes: any other GET that names a file of the page.
+      ...(deps.webRoot ? [webPage(deps.webRoot)] : []),
       sseSubscriptions(parts.fanout, parts.connections),
       endRequestWhenAnswered,
       parts.authGate.plugin,

@@ -3,6 +3,7 @@
 // can be refused (401, 403, 400) or fail cleanly (500) is decided before the first byte of the body.
 // S10: revoking the token or finishing its run, on any instance, cuts the export within a second.
 import { ServerResponse } from 'node:http';
+import type { Plugin } from 'graphql-yoga';
 import { agentForRead, requireCapability } from '../auth/access.js';
 import { resolveCaller, type Caller } from '../auth/caller.js';
 import type { RequestCaller } from '../auth/request-caller.js';
@@ -282,4 +283,17 @@ function recordStream(plan: StreamPlan): ReadableStream<Uint8Array> {
     },
     { highWaterMark: 0 },
   );
+}
+
+/** GET /api/v1/export (B12). */
+export function exportRoute(deps: ExportDeps): Plugin {
+  return {
+    async onRequest({ request, url, endResponse, serverContext }) {
+      if (url.pathname !== EXPORT_PATH) return;
+      if (request.method !== 'GET')
+        return endResponse(json(405, { error: 'use GET', code: 'method_not_allowed' }));
+      const connection = nodeResponseOf(serverContext);
+      endResponse(await exportMemories(deps, request, url.searchParams, connection, serverContext));
+    },
+  };
 }

@@ -1,10 +1,18 @@
-// The REST mirror's body (snake_case); its failures are answered by rest-errors.ts.
+// POST /api/v1/memories, the REST mirror of createMemory: its body (snake_case), the write as the
+// request's caller, and its failures answered by rest-errors.ts.
+import type { Plugin } from 'graphql-yoga';
+import { may, roleOf } from '../auth/access-table.js';
+import type { RequestCaller } from '../auth/request-caller.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
-import type { MemoryWrite } from '../service/write-memory.js';
+import { writeMemory, type MemoryWrite, type WriteDeps } from '../service/write-memory.js';
+import { toMemoryView } from '../store/memory-view.js';
+import type { ServingContext } from './auth-gate.js';
+import { json } from './json.js';
+import { BodyTooLarge, MAX_REST_BODY_BYTES, readCapped } from './request-body.js';
 import { checkArgumentKeys, type ArgumentShape } from '../domain/argument-keys.js';
 import { isUuid } from '../domain/uuid.js';
-import { internalErrorResponse, restRefusal } from './rest-errors.js';
+import { internalErrorResponse, restRefusal, unauthenticatedResponse } from './rest-errors.js';
 
 type Parsed = { ok: true; input: MemoryWrite } | { ok: false; field: string; message: string };
 
@@ -74,4 +82,87 @@ export function restErrorResponse(error: unknown, logger: Logger, metrics?: Metr
   if (refusal) return refusal;
   logger.error({ err: error }, 'memory write failed');
   return internalErrorResponse();
+}
+
+export const REST_MEMORIES_PATH = '/api/v1/memories';
+
+interface RestWriteDeps extends WriteDeps {
+  logger: Logger;
+  /** The request's caller, resolved once (the auth gate's). */
+  callerOf(request: Request, serverContext?: ServingContext): Promise<RequestCaller>;
+}
+
+export function restMemoriesRoute(deps: RestWriteDeps): Plugin {
+  return {
+    async onRequest({ request, url, endResponse, serverContext }) {
+      if (url.pathname !== REST_MEMORIES_PATH) return;
+      if (request.method !== 'POST')
+        return endResponse(json(405, { error: 'use POST', code: 'method_not_allowed' }));
+      try {
+        endResponse(await postMemory(deps, request, serverContext));
+      } catch (error) {
+        // e.g. the database stopped answering while resolving the token (W5: nothing leaks).
+        endResponse(restErrorResponse(error, deps.logger, deps.metrics));
+      }
+    },
+  };
+}
+
+async function postMemory(
+  deps: RestWriteDeps,
+  request: Request,
+  serverContext: ServingContext,
+): Promise<Response> {
+  // A known run needs no lookup: the insert checks its status (W9), writeMemory does on a refusal.
+  const requestCaller = await deps.callerOf(request, serverContext);
+  const { caller } = requestCaller;
+  if (!caller) return unauthenticatedResponse(requestCaller.resolution.failure);
+  // S6: a refusal to a token whose liveness was not read says first whether it still authenticates
+  // (writeMemory does the same for the refusals it gives).
+  const refuseUnlessLive = async (refusal: Response) => {
+    const checked = await requestCaller.live();
+    return checked.caller ? refusal : unauthenticatedResponse(checked.failure);
+  };
+  // W1: the access table's writers (every writer is a run: its token carries the provenance).
+  if (!may(roleOf(caller), 'write') || caller.kind !== 'run')
+    return refuseUnlessLive(json(403, { error: 'writing memories needs a run token', code: 'forbidden' }));
+  const body = await readMemoryBody(request);
+  if ('refusal' in body) return refuseUnlessLive(body.refusal);
+  try {
+    const unchecked = caller.unverified === true;
+    const written = await writeMemory(deps, caller.run, body.input, 'rest', unchecked);
+    const memory = toMemoryView(written.record, deps.now());
+    return json(201, { memory, expires_at: memory.expires_at });
+  } catch (error) {
+    return restErrorResponse(error, deps.logger, deps.metrics);
+  }
+}
+
+/** The body of POST /api/v1/memories as a write, or the 4xx refusing it. */
+async function readMemoryBody(request: Request): Promise<{ input: MemoryWrite } | { refusal: Response }> {
+  let body: unknown;
+  try {
+    body = JSON.parse(await readCapped(request, MAX_REST_BODY_BYTES));
+  } catch (error) {
+    if (error instanceof BodyTooLarge) {
+      return {
+        refusal: json(413, {
+          error: `the body must be at most ${MAX_REST_BODY_BYTES} bytes`,
+          code: 'validation_error',
+          field: 'body',
+        }),
+      };
+    }
+    return {
+      refusal: json(400, {
+        error: 'the body must be a JSON object',
+        code: 'validation_error',
+        field: 'body',
+      }),
+    };
+  }
+  const parsed = parseRestMemoryBody(body);
+  if (!parsed.ok)
+    return { refusal: json(400, { error: parsed.message, code: 'validation_error', field: parsed.field }) };
+  return { input: parsed.input };
 }

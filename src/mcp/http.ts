@@ -7,7 +7,7 @@ import type { RequestCaller } from '../auth/request-caller.js';
 import { unauthenticated } from '../auth/errors.js';
 import { logError } from '../log-policy.js';
 import { requestLogContext, type Logger } from '../logger.js';
-import { BodyTooLarge, MAX_REST_BODY_BYTES, readCapped } from '../http/routes.js';
+import { BodyTooLarge, MAX_REST_BODY_BYTES, readCapped } from '../http/request-body.js';
 import type { ServingContext } from '../http/auth-gate.js';
 import { serviceExecutor } from './executor.js';
 import { createMcpServer } from './mcp-server.js';
