@@ -244,10 +244,10 @@ export async function runGrowthBench(options: {
   quick?: boolean;
 }): Promise<ScenarioReport> {
   const quick = options.quick ?? false;
-  const sizes = (process.env.BENCH_GROWTH_SIZES ?? (quick ? '5000,20000' : '500000,2000000,8000000'))
+  const sizes = (process.env.BENCH_GROWTH_SIZES ?? (quick ? '2000,5000' : '500000,2000000,8000000'))
     .split(',')
     .map(Number);
-  const seconds = Number(process.env.BENCH_GROWTH_SECONDS || (quick ? 1 : 8));
+  const seconds = Number(process.env.BENCH_GROWTH_SECONDS || (quick ? 0.5 : 8));
   const clients = quick ? 2 : 4;
   const progress = (message: string) => process.stderr.write(`growth: ${message}\n`);
   const costs = new Map<string, Cost[]>();

@@ -21,11 +21,14 @@ import { runWriteBench } from './write.js';
 const databaseUrl = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const args = process.argv.slice(2);
-/** --quick: a few connections and seconds, to prove the harness runs (CI); no figure means anything. */
+/**
+ * --quick: a few connections, a second per measurement and small datasets, to prove the harness runs
+ * every scenario end to end (CI); no figure means anything.
+ */
 const quick = args.includes('--quick');
 const named = args.filter((arg) => arg !== '--quick');
 
-const writeSeconds = Number(process.env.BENCH_SECONDS || (quick ? 2 : 10));
+const writeSeconds = Number(process.env.BENCH_SECONDS || (quick ? 1 : 10));
 
 type Scenario = () => Promise<ScenarioReport>;
 const scenarios: Record<string, Scenario> = {

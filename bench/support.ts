@@ -184,8 +184,21 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const)
 
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
-/** POST JSON over a keep-alive agent (lighter than fetch, so the load generator stays small). */
+/**
+ * POST JSON over a keep-alive agent (lighter than fetch, so the load generator stays small). A
+ * request sent on a reused socket that the server closed as idle at that moment (ECONNRESET, the
+ * race Node's `request.reusedSocket` documents) never reached it and is sent again, once.
+ */
 export function postJson(url: string, body: unknown, token?: string): Promise<{ status: number; json: any }> {
+  return postJsonOnce(url, body, token).catch((error: unknown) => {
+    if (error instanceof ReusedSocketReset) return postJsonOnce(url, body, token);
+    throw error;
+  });
+}
+
+class ReusedSocketReset extends Error {}
+
+function postJsonOnce(url: string, body: unknown, token?: string): Promise<{ status: number; json: any }> {
   const payload = JSON.stringify(body);
   const target = new URL(url);
   return new Promise((resolve, reject) => {
@@ -214,7 +227,13 @@ export function postJson(url: string, body: unknown, token?: string): Promise<{ 
         });
       },
     );
-    request.on('error', reject);
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        request.reusedSocket && error.code === 'ECONNRESET'
+          ? new ReusedSocketReset(error.message, { cause: error })
+          : error,
+      ),
+    );
     request.end(payload);
   });
 }

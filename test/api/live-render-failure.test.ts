@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAgentFixture, startHarness, startRun, writeOk, type Harness } from '../support/harness.js';
 import { RawSocket, type ServerMessage } from '../support/raw-ws.js';
 
-const failure = vi.hoisted(() => ({ on: false, calls: 0 }));
+const failure = await vi.hoisted(async () => {
+  // Test files may share one module graph (vitest.config.ts: `isolate: false`): this file starts from
+  // a fresh one, so the mock below reaches the service's imports, set up as every file is (setup.ts).
+  vi.resetModules();
+  await import('../support/setup.js');
+  return { on: false, calls: 0 };
+});
 vi.mock('../../src/store/record-reads.js', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../src/store/record-reads.js')>();
   return {
@@ -39,6 +45,9 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await h.close();
+  // The next file in this worker imports the real module again.
+  vi.doUnmock('../../src/store/record-reads.js');
+  vi.resetModules();
 });
 
 const write = (content: string) => writeOk(h, runToken, { type: 'note', scope: 'AGENT', content });

@@ -22,8 +22,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // folder from it (faults.test.ts) then behave the same in both runs, which keeps them in project
   // `once` (test/support/projects.ts).
   const snapshot = await pgliteSnapshot();
-  const template = testDatabaseUrl
-    ? await postgresTemplate(testDatabaseUrl).catch(async (error: unknown) => {
+  // A run of both passes (vitest.config.ts) names the server its project `db-postgres` uses.
+  const templateServer = testDatabaseUrl ?? (process.env.TEST_ALSO_ON_POSTGRES || undefined);
+  const template = templateServer
+    ? await postgresTemplate(templateServer).catch(async (error: unknown) => {
         await snapshot.remove();
         throw error;
       })

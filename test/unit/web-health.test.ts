@@ -1,10 +1,19 @@
 // The desk's view (B8, B9) without a browser: the header badge, the tab a bare address opens, the
 // board's own flip to STALE at a known expiresAt (B9) and the timer that waits for it, the live
 // refresh's 30 s floor, and the timeline's lanes, gaps, markers and DST-correct ticks.
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 
-// The timeline counts local hours: read in a zone with a DST change before the modules load.
+// The timeline counts local hours: read in a zone with a DST change before the modules load (fresh
+// ones: test files may share a module graph, vitest.config.ts `isolate: false`).
+const zone = process.env.TZ;
 process.env.TZ = 'America/New_York';
+vi.resetModules();
+afterAll(() => {
+  // The next file in this worker runs in the zone it would have had, on modules loaded there.
+  if (zone === undefined) delete process.env.TZ;
+  else process.env.TZ = zone;
+  vi.resetModules();
+});
 const health = await import('../../src/web/health.js');
 const timeline = await import('../../src/web/timeline.js');
 const { parseRoute, routeHash } = await import('../../src/web/route.js');
