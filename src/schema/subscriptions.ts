@@ -59,12 +59,13 @@ builder.subscriptionField('memoryAdded', (t) =>
     },
     // Every subscriber whose selection needs the same parts shares one read of the new record
     // (fan-out): one statement with its targets, links and provenance.
-    resolve: async (record, _args, ctx, info) => {
+    resolve: async (record, args, ctx, info) => {
       const needs = recordNeeds(info, ctx.caller, ['node']);
+      const agentId = agentForRead(ctx.caller, args.agentId, 'subscribe');
       // The read rules' values are part of what is loaded (linkedFrom), not of the statement's name.
       const key = `${record.id}:${needsKey(needs)}:${JSON.stringify(needs.backlinks)}`;
       const node = await ctx.sharedLoads.get(key, async () => {
-        const loaded = await findRecord(ctx.liveDb.sql, record.id, needs);
+        const loaded = await findRecord(ctx.liveDb.sql, record.id, needs, { agentId });
         if (!loaded) throw new Error(`memory ${record.id} was announced but is not stored`);
         return loaded;
       });

@@ -73,7 +73,13 @@ async function readCatalog(sql: Sql) {
   return { tables, keys, foreignKeys };
 }
 
-const ACTION: Record<string, string> = { a: 'NO ACTION', r: 'RESTRICT', c: 'CASCADE', n: 'SET NULL', d: 'SET DEFAULT' };
+const ACTION: Record<string, string> = {
+  a: 'NO ACTION',
+  r: 'RESTRICT',
+  c: 'CASCADE',
+  n: 'SET NULL',
+  d: 'SET DEFAULT',
+};
 
 /**
  * Every violation of Citus' rules for co-located tables distributed by agent id (D1), one line each:
@@ -109,7 +115,8 @@ export async function distributionProblems(sql: Sql): Promise<string[]> {
   for (const fk of foreignKeys) {
     const from = `${fk.table}: foreign key ${fk.name} (${fk.columns.join(', ')}) → ${fk.refTable}(${fk.refColumns.join(', ')})`;
     if (!distributed.has(fk.table)) {
-      if (distributed.has(fk.refTable)) problems.push(`${from}: a reference table points at a distributed one`);
+      if (distributed.has(fk.refTable))
+        problems.push(`${from}: a reference table points at a distributed one`);
       continue;
     }
     if (distributed.has(fk.refTable)) {
@@ -119,7 +126,8 @@ export async function distributionProblems(sql: Sql): Promise<string[]> {
       }
     }
     if (fk.onUpdate === 'c') problems.push(`${from}: ON UPDATE CASCADE`);
-    if (fk.onDelete === 'n' || fk.onDelete === 'd') problems.push(`${from}: ON DELETE ${ACTION[fk.onDelete]}`);
+    if (fk.onDelete === 'n' || fk.onDelete === 'd')
+      problems.push(`${from}: ON DELETE ${ACTION[fk.onDelete]}`);
   }
   return problems;
 }
