@@ -464,7 +464,7 @@ describe('D2, D3: every statement of these scenarios is routable to one agent', 
   it(`D3: EXPLAINed on the schema hash-partitioned by agent (${PARTITIONS} partitions), each touches one partition of each table`, async () => {
     const statements = recorder.recorded.filter((s) => !/^\s*(BEGIN|COMMIT|ROLLBACK)\b/i.test(s.text));
     expect(statements.length).toBeGreaterThan(30);
-    const db = await createTestDatabase();
+    const db = await createTestDatabase({ layout: 'plain' });
     try {
       const query = <T>(text: string, params?: unknown[]) => db.sql.query<T>(text, params);
       await partitionByAgent(query);
