@@ -71,8 +71,8 @@ export function datasetStatements(records: number, end: Date, days = DAYS): stri
               (ARRAY['analysis-15m','analysis-1h','analysis-4h','analysis-1d','trader','reviewer'])[p + 1],
               CASE WHEN p < 4 THEN ${sched}[p + 1] END, true, ${since}
        FROM generate_series(0, 9) a, generate_series(0, 5) p`,
-    `INSERT INTO "ProducerEnablement" (id, "producerId", enabled, "changedAt")
-       SELECT ${uuid(`'bench-browse-en-' || id`)}, id, true, "createdAt" FROM "Producer"`,
+    `INSERT INTO "ProducerEnablement" (id, "agentId", "producerId", enabled, "changedAt")
+       SELECT ${uuid(`'bench-browse-en-' || id`)}, "agentId", id, true, "createdAt" FROM "Producer"`,
     // Every record's computed columns, once.
     `CREATE TEMP TABLE bench_rec ON COMMIT DROP AS
        WITH base AS (
@@ -123,8 +123,8 @@ export function datasetStatements(records: number, end: Date, days = DAYS): stri
               (ARRAY['ANALYSIS','ANALYSIS','ANALYSIS','ANALYSIS','TRADING','REVIEW'])[p + 1]::"RunKind", type, false, created
        FROM bench_rec CROSS JOIN LATERAL (VALUES (0, i1), (1, i2)) t(position, i)
        WHERE scope = 'INSTRUMENTS' AND t.i IS NOT NULL`,
-    `INSERT INTO "MemoryLink" ("memoryId", position, "targetMemoryId", "linkType")
-       SELECT ${memUuid('n')}, k, ${memUuid('n - 18 * (k + 1)')}, 'considered'
+    `INSERT INTO "MemoryLink" ("agentId", "memoryId", position, "targetMemoryId", "linkType")
+       SELECT ${agentUuid('a')}, ${memUuid('n')}, k, ${memUuid('n - 18 * (k + 1)')}, 'considered'
        FROM bench_rec, generate_series(0, 1) k WHERE type = 'trading_decision' AND n >= 36`,
     `UPDATE "Agent" g SET "lastSeq" = c.seq FROM (SELECT a, max(seq) AS seq FROM bench_rec GROUP BY a) c
        WHERE g.id = ${agentUuid('c.a')}`,

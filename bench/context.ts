@@ -87,11 +87,11 @@ function datasetSql(): string[] {
        UNION ALL SELECT ${uuid(`'bench-prod-' || a || '-' || p`)}, ${uuid(`'bench-agent-' || a`)}, 'ANALYSIS'::"RunKind",
               'analysis-' || p, '1h', true, ${start} - interval '1 day'
        FROM generate_series(1, 19) a, generate_series(0, 4) p`,
-    `INSERT INTO "ProducerEnablement" (id, "producerId", enabled, "changedAt")
-       SELECT ${uuid(`'bench-en-' || id`)}, id, true, "createdAt" FROM "Producer"
+    `INSERT INTO "ProducerEnablement" (id, "agentId", "producerId", enabled, "changedAt")
+       SELECT ${uuid(`'bench-en-' || id`)}, "agentId", id, true, "createdAt" FROM "Producer"
        WHERE "agentId" IN (SELECT id FROM "Agent" WHERE name LIKE 'bench-%')
-       UNION ALL SELECT ${uuid(`'bench-en-7-off'`)}, ${uuid(`'bench-prod-0-7'`)}, false, ${start} + interval '100 days'
-       UNION ALL SELECT ${uuid(`'bench-en-7-on'`)}, ${uuid(`'bench-prod-0-7'`)}, true, ${start} + interval '160 days'
+       UNION ALL SELECT ${uuid(`'bench-en-7-off'`)}, ${mainAgent}, ${uuid(`'bench-prod-0-7'`)}, false, ${start} + interval '100 days'
+       UNION ALL SELECT ${uuid(`'bench-en-7-on'`)}, ${mainAgent}, ${uuid(`'bench-prod-0-7'`)}, true, ${start} + interval '160 days'
        UNION ALL SELECT ${uuid(`'bench-en-19-off'`)}, ${uuid(`'bench-prod-0-19'`)}, false, ${start} + interval '300 days'`,
     // The main agent's Analysis slots, computed once.
     `CREATE TEMP TABLE bench_slot ON COMMIT DROP AS
@@ -134,8 +134,8 @@ function datasetSql(): string[] {
        SELECT ${uuid(`'bench-corr-0-' || s`)}, 0, ${inst}[i], ${mainAgent}, ${uuid(`'bench-prod-0-' || p`)}, 'ANALYSIS'::"RunKind",
               CASE WHEN (s / 49) % 2 = 0 THEN 'correction' ELSE 'erratum' END, true, created + interval '1 minute'
        FROM bench_slot WHERE s % 49 = 24`,
-    `INSERT INTO "MemoryLink" ("memoryId", position, "targetMemoryId", "linkType")
-       SELECT ${uuid(`'bench-corr-0-' || s`)}, k, ${uuid(`'bench-mem-0-' || s || '-' || k`)}, 'corrects'
+    `INSERT INTO "MemoryLink" ("agentId", "memoryId", position, "targetMemoryId", "linkType")
+       SELECT ${mainAgent}, ${uuid(`'bench-corr-0-' || s`)}, k, ${uuid(`'bench-mem-0-' || s || '-' || k`)}, 'corrects'
        FROM bench_slot, generate_series(0, 1) k WHERE s % 49 = 24 AND (k = 0 OR s % 245 = 24)`,
     // Hourly AGENT-scoped research, rotating over the producers.
     `CREATE TEMP TABLE bench_hour ON COMMIT DROP AS
@@ -169,8 +169,8 @@ function datasetSql(): string[] {
               ${sched('p')}, ${uuid(`'bench-run-0-agent-' || h`)}, ${uuid(`'bench-prod-0-' || p`)}, 'ANALYSIS'::"RunKind", true,
               ts + interval '4 minutes', boundary + iv * 2 * interval '1 second', 'analysis_schedule_v2'
        FROM bench_hour WHERE h % 97 = 50 AND ${enabled('p', 'h * 12')}`,
-    `INSERT INTO "MemoryLink" ("memoryId", position, "targetMemoryId", "linkType")
-       SELECT ${uuid(`'bench-agentcorr-0-' || h`)}, 0, ${uuid(`'bench-agentmem-0-' || h`)}, 'corrects'
+    `INSERT INTO "MemoryLink" ("agentId", "memoryId", position, "targetMemoryId", "linkType")
+       SELECT ${mainAgent}, ${uuid(`'bench-agentcorr-0-' || h`)}, 0, ${uuid(`'bench-agentmem-0-' || h`)}, 'corrects'
        FROM bench_hour WHERE h % 97 = 50 AND ${enabled('p', 'h * 12')}`,
     // Trading decisions: one per instrument per hour, considering two records of the hour's first slot
     // (slot 12h belongs to producer 12h mod 30 ∈ {0, 6, 12, 18, 24}, never disabled).
@@ -185,8 +185,8 @@ function datasetSql(): string[] {
        SELECT ${uuid(`'bench-dec-0-' || h || '-' || i`)}, 0, ${inst}[i], ${mainAgent}, ${uuid(`'bench-prod-0-trading'`)}, 'TRADING'::"RunKind",
               'trading_decision', false, ts + interval '3 minutes' + i * interval '1 second'
        FROM bench_hour, generate_series(1, 20) i`,
-    `INSERT INTO "MemoryLink" ("memoryId", position, "targetMemoryId", "linkType")
-       SELECT ${uuid(`'bench-dec-0-' || h || '-' || i`)}, k, ${uuid(`'bench-mem-0-' || (h * 12) || '-' || k`)}, 'considered'
+    `INSERT INTO "MemoryLink" ("agentId", "memoryId", position, "targetMemoryId", "linkType")
+       SELECT ${mainAgent}, ${uuid(`'bench-dec-0-' || h || '-' || i`)}, k, ${uuid(`'bench-mem-0-' || (h * 12) || '-' || k`)}, 'considered'
        FROM bench_hour, generate_series(1, 20) i, generate_series(0, 1) k`,
     // Daily review and learnings.
     `INSERT INTO "Run" (id, "agentId", "producerId", kind, schedule, "evidenceBoundary", status, "startedAt", "finishedAt", "tokenHash")

@@ -127,8 +127,9 @@ export async function runWriteBench(options: {
           [id, agentId, producerId, input.type, now],
         );
         await client.query(
-          `INSERT INTO "MemoryLink" ("memoryId", position, "targetMemoryId", "linkType") VALUES ($1, 0, $2, 'evidence'), ($1, 1, $3, 'evidence')`,
-          [id, seedIds[0], seedIds[1]],
+          `INSERT INTO "MemoryLink" ("agentId", "memoryId", position, "targetMemoryId", "linkType")
+           VALUES ($4, $1, 0, $2, 'evidence'), ($4, $1, 1, $3, 'evidence')`,
+          [id, seedIds[0], seedIds[1], agentId],
         );
         await client.query('COMMIT');
       } finally {

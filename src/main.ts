@@ -94,7 +94,8 @@ async function demoSignIn(db: Database): Promise<{ agent: string; token: string 
   const demo = await seedDemo(db, new Date());
   if (demo) return { agent: `${demo.agentName} (${demo.agentId})`, token: demo.operatorToken };
   // Already seeded: tokens are stored only as hashes, so sign in with a fresh operator token.
-  const agent = await db.prisma.agent.findUnique({ where: { name: DEMO_AGENT_NAME } });
+  const named = await db.prisma.agentName.findUnique({ where: { name: DEMO_AGENT_NAME } });
+  const agent = named && (await db.prisma.agent.findUnique({ where: { id: named.agentId } }));
   if (!agent) return null;
   const { token } = await createOperatorToken(db, agent.id);
   return { agent: `${agent.name} (${agent.id}), already seeded`, token };

@@ -10,7 +10,7 @@ import {
   operatorTokenRevokedAt,
   runStatus,
 } from '../store/tokens.js';
-import { hashToken, tokensEqual } from '../domain/tokens.js';
+import { hashToken, tokenAgentId, tokensEqual } from '../domain/tokens.js';
 
 export type Caller =
   | { kind: 'admin'; tokenKey: string }
@@ -114,7 +114,7 @@ export async function resolveCallerDeferringLiveness(
 export async function requireLive(db: Database, caller: Caller): Promise<CallerResolution> {
   if (!isUnverified(caller)) return { caller, failure: null };
   if (caller.kind === 'run') {
-    const status = await runStatus(db.sql, caller.run.id);
+    const status = await runStatus(db.sql, caller.agentId, caller.run.id);
     if (!status) return UNKNOWN;
     if (status !== 'RUNNING') {
       return { caller: null, failure: { reason: 'inactive', detail: `run ${caller.run.id} is ${status}` } };
@@ -139,7 +139,7 @@ export async function resolveCaller(
   const tokenKey = hashToken(token);
   if (tokensEqual(token, adminToken)) return { caller: { kind: 'admin', tokenKey }, failure: null };
   if (token.startsWith('run_')) {
-    const run = await findRunByTokenHash(db.sql, tokenKey);
+    const run = await findRunByTokenHash(db.sql, tokenKey, tokenAgentId(token));
     if (!run) return UNKNOWN;
     // A run token works only while its run is RUNNING (W9 re-checks it atomically at the insert).
     if (run.status !== 'RUNNING') {
@@ -149,7 +149,7 @@ export async function resolveCaller(
     return { caller: { kind: 'run', agentId: run.agentId, run: identity, tokenKey }, failure: null };
   }
   if (token.startsWith('op_')) {
-    const operator = await findOperatorByTokenHash(db.sql, tokenKey);
+    const operator = await findOperatorByTokenHash(db.sql, tokenKey, tokenAgentId(token));
     if (!operator) return UNKNOWN;
     if (operator.revokedAt) {
       return { caller: null, failure: { reason: 'inactive', detail: REVOKED } };

@@ -88,8 +88,8 @@ function inactive({ failure }: CallerResolution): InactiveTokenError {
 function livenessOf(caller: Caller | null): TokenLiveness | null {
   if (!isUnverified(caller)) return null;
   return caller.kind === 'run'
-    ? { kind: 'run', runId: caller.run.id }
-    : { kind: 'operator', operatorTokenId: caller.operatorTokenId };
+    ? { kind: 'run', agentId: caller.agentId, runId: caller.run.id }
+    : { kind: 'operator', agentId: caller.agentId, operatorTokenId: caller.operatorTokenId };
 }
 
 /**

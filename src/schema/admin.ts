@@ -82,18 +82,23 @@ export const RunRef = builder.prismaObject('Run', {
   }),
 });
 
-const StartRunPayload = builder.objectRef<{ token: string; runId: string }>('StartRunPayload').implement({
-  fields: (t) => ({
-    token: t.exposeString('token', {
-      description: 'The run bearer token, shown once; valid while the run is RUNNING.',
+const StartRunPayload = builder
+  .objectRef<{ token: string; runId: string; agentId: string }>('StartRunPayload')
+  .implement({
+    fields: (t) => ({
+      token: t.exposeString('token', {
+        description: 'The run bearer token, shown once; valid while the run is RUNNING.',
+      }),
+      run: t.prismaField({
+        type: 'Run',
+        resolve: (query, parent, _args, ctx) =>
+          ctx.db.prisma.run.findUniqueOrThrow({
+            ...query,
+            where: { agentId_id: { agentId: parent.agentId, id: parent.runId } },
+          }),
+      }),
     }),
-    run: t.prismaField({
-      type: 'Run',
-      resolve: (query, parent, _args, ctx) =>
-        ctx.db.prisma.run.findUniqueOrThrow({ ...query, where: { id: parent.runId } }),
-    }),
-  }),
-});
+  });
 
 const OperatorTokenPayload = builder
   .objectRef<{ token: string; agentId: string; operatorTokenId: string }>('OperatorTokenPayload')
@@ -104,7 +109,10 @@ const OperatorTokenPayload = builder
       operatorToken: t.prismaField({
         type: 'OperatorToken',
         resolve: (query, parent, _args, ctx) =>
-          ctx.db.prisma.operatorToken.findUniqueOrThrow({ ...query, where: { id: parent.operatorTokenId } }),
+          ctx.db.prisma.operatorToken.findUniqueOrThrow({
+            ...query,
+            where: { agentId_id: { agentId: parent.agentId, id: parent.operatorTokenId } },
+          }),
       }),
     }),
   });
@@ -183,7 +191,10 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateProducerInput, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
       const producer = await admin.createProducer(ctx.db, input, ctx.now());
-      return ctx.db.prisma.producer.findUniqueOrThrow({ ...query, where: { id: producer.id } });
+      return ctx.db.prisma.producer.findUniqueOrThrow({
+        ...query,
+        where: { agentId_id: { agentId: producer.agentId, id: producer.id } },
+      });
     },
   }),
   setProducerEnabled: t.prismaField({
@@ -194,8 +205,11 @@ builder.mutationFields((t) => ({
       enabled: t.arg.boolean({ required: true }),
     },
     resolve: async (query, _root, args, ctx) => {
-      await admin.setProducerEnabled(ctx.db, args.producerId, args.enabled, ctx.now());
-      return ctx.db.prisma.producer.findUniqueOrThrow({ ...query, where: { id: args.producerId } });
+      const producer = await admin.setProducerEnabled(ctx.db, args.producerId, args.enabled, ctx.now());
+      return ctx.db.prisma.producer.findUniqueOrThrow({
+        ...query,
+        where: { agentId_id: { agentId: producer.agentId, id: producer.id } },
+      });
     },
   }),
 }));
@@ -209,7 +223,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, ctx) => {
       const { run, token } = await admin.startRun(ctx.db, input, ctx.now());
       await ctx.events.publishRunChanged({ runId: run.id, agentId: run.agentId, status: 'RUNNING' });
-      return { token, runId: run.id };
+      return { token, runId: run.id, agentId: run.agentId };
     },
   }),
   finishRun: t.prismaField({
@@ -223,7 +237,10 @@ builder.mutationFields((t) => ({
       const { tokenHash, agentId } = await admin.finishRun(ctx.db, args.runId, args.status, ctx.now());
       ctx.sessions.revoke(tokenHash); // W9, L4: the run's open connections end now
       await ctx.events.publishRunChanged({ runId: args.runId, agentId, status: args.status });
-      return ctx.db.prisma.run.findUniqueOrThrow({ ...query, where: { id: args.runId } });
+      return ctx.db.prisma.run.findUniqueOrThrow({
+        ...query,
+        where: { agentId_id: { agentId, id: args.runId } },
+      });
     },
   }),
   createOperatorToken: t.field({
@@ -252,7 +269,10 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const revoked = await admin.revokeOperatorToken(ctx.db, args.id, ctx.now());
       ctx.sessions.revoke(revoked.tokenHash);
-      return ctx.db.prisma.operatorToken.findUniqueOrThrow({ ...query, where: { id: args.id } });
+      return ctx.db.prisma.operatorToken.findUniqueOrThrow({
+        ...query,
+        where: { agentId_id: { agentId: revoked.agentId, id: revoked.id } },
+      });
     },
   }),
   importMemories: t.field({
@@ -263,7 +283,10 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, ctx, info) => {
       const imported = await importMemories(ctx, input);
       const ids = imported.map((memory) => memory.id);
-      return findRecordsByIds(ctx.db.sql, null, ids, recordNeeds(info, ctx.caller));
+      // D2: a batch of one agent is read back on its shard; a batch of several, on theirs.
+      const agentIds = imported.map((memory) => memory.agentId);
+      const agents = new Set(agentIds).size === 1 ? agentIds[0]! : agentIds;
+      return findRecordsByIds(ctx.db.sql, agents, ids, recordNeeds(info, ctx.caller));
     },
   }),
 }));

@@ -43,10 +43,10 @@ const Viewer = builder.objectRef<ViewerShape>('Viewer').implement({
       nullable: true,
       description: 'The run of a run token.',
       resolve: (viewer, _args, ctx, info) =>
-        viewer.runId
+        viewer.runId && viewer.agentId
           ? ctx.db.prisma.run.findUnique({
               ...queryFromInfo({ context: ctx, info }),
-              where: { id: viewer.runId },
+              where: { agentId_id: { agentId: viewer.agentId, id: viewer.runId } },
             })
           : null,
     }),

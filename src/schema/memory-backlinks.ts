@@ -28,7 +28,7 @@ builder.objectField(MemoryRef, 'linkedFrom', (t) =>
       const readable = linkedFromReadFilter(ctx.caller);
       return ctx.db.prisma.memoryLink.findMany({
         ...backlinksArgs(readable),
-        where: { targetMemoryId: memory.id, memory: readable },
+        where: { agentId: memory.agentId, targetMemoryId: memory.id, memory: readable },
       });
     },
   }),

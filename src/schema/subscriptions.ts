@@ -60,10 +60,13 @@ builder.subscriptionField('memoryAdded', (t) =>
     // (fan-out): one statement with its targets, links and provenance.
     resolve: async (record, _args, ctx, info) => {
       const needs = recordNeeds(info, ctx.caller, ['node']);
+      // D2: an operator's records are its agent's. The admin's subscribers of several agents may share
+      // one render (one document), so the admin's record is found without its agent (anyAgent).
+      const readable = ctx.caller.kind === 'admin' ? {} : { agentId: ctx.caller.agentId };
       // The read rules' values are part of what is loaded (linkedFrom), not of the statement's name.
       const key = `${record.id}:${needsKey(needs)}:${JSON.stringify(needs.backlinks)}`;
       const node = await ctx.sharedLoads.get(key, async () => {
-        const loaded = await findRecord(ctx.liveDb.sql, record.id, needs);
+        const loaded = await findRecord(ctx.liveDb.sql, record.id, needs, readable);
         if (!loaded) throw new Error(`memory ${record.id} was announced but is not stored`);
         return loaded;
       });

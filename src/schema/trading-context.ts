@@ -174,7 +174,9 @@ export const DecisionAuditRef = builder.objectRef<DecisionForAudit>('DecisionAud
     decision: t.field({
       type: MemoryRef,
       resolve: async (audit, _args, ctx, info) => {
-        const decision = await findRecord(ctx.db.sql, audit.id, recordNeeds(info, ctx.caller));
+        const decision = await findRecord(ctx.db.sql, audit.id, recordNeeds(info, ctx.caller), {
+          agentId: audit.agentId,
+        });
         if (!decision) throw new Error(`decision ${audit.id} is no longer stored`); // as findUniqueOrThrow did
         return decision;
       },

@@ -57,11 +57,11 @@ export async function writeMemory(
   let written: WrittenMemory;
   try {
     written = await storeWrite(deps.db, run, input, deps.now());
-    if (unverified && !written.created) await requireRunningRun(deps.db, run.id);
+    if (unverified && !written.created) await requireRunningRun(deps.db, run);
   } catch (error) {
     const refusal =
       unverified && error instanceof ServiceError && !(error instanceof RunNotRunningError)
-        ? await requireRunningRun(deps.db, run.id).then(
+        ? await requireRunningRun(deps.db, run).then(
             () => error,
             (notRunning: unknown) => notRunning,
           )
@@ -101,9 +101,9 @@ function observePublication(
 }
 
 /** W9 outside the insert: a remembered run's status, read now (RunNotRunningError unless RUNNING). */
-async function requireRunningRun(db: Database, runId: string): Promise<void> {
-  const status = await runStatus(db.sql, runId);
-  if (status !== 'RUNNING') throw new RunNotRunningError(runId, status);
+async function requireRunningRun(db: Database, run: { agentId: string; id: string }): Promise<void> {
+  const status = await runStatus(db.sql, run.agentId, run.id);
+  if (status !== 'RUNNING') throw new RunNotRunningError(run.id, status);
 }
 
 async function storeWrite(
@@ -117,7 +117,7 @@ async function storeWrite(
   const hash = key === null ? null : requestHash(input);
   const retryOf = async (): Promise<WrittenMemory | null> => {
     if (key === null) return null;
-    const existing = await findByIdempotencyKey(db, run.producerId, key);
+    const existing = await findByIdempotencyKey(db, run.agentId, run.producerId, key);
     if (existing === null) return null;
     if (existing.requestHash !== hash) throw new IdempotencyConflictError();
     return { record: existing, created: false, seq: null };

@@ -8,7 +8,8 @@ import type { RunKind } from '../domain/types.js';
 import type { Database } from './db.js';
 import { ConflictError, InputError, NotFoundError, requireStorableText } from '../domain/errors.js';
 import { isUniqueViolation } from './errors.js';
-import type { Prisma } from './generated/prisma/client.js';
+import { anyAgent } from './any-agent.js';
+import type { OperatorToken, Prisma, Producer } from './generated/prisma/client.js';
 
 const terminalStatuses = ['SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
 
@@ -17,8 +18,14 @@ export async function createAgent(db: Database, input: { name: string }) {
   requireStorableText([['name', input.name]]);
   const name = input.name.trim();
   if (!name || name.length > 128) throw new InputError('name must be 1..128 characters', 'name');
+  const id = randomUUID();
   try {
-    return await db.prisma.agent.create({ data: { id: randomUUID(), name } });
+    // D1: the name's uniqueness across agents is the AgentName reference table's primary key.
+    const [, agent] = await db.prisma.$transaction([
+      db.prisma.agentName.create({ data: { name, agentId: id } }),
+      db.prisma.agent.create({ data: { id, name } }),
+    ]);
+    return agent;
   } catch (error) {
     if (isUniqueViolation(error))
       throw new ConflictError(`an agent named ${quoteInput(name)} exists`, 'name');
@@ -96,7 +103,7 @@ export async function createProducer(
       });
       // The history starts with the creation, so enablement "as of" any later instant is answerable (C9).
       await tx.producerEnablement.create({
-        data: { id: randomUUID(), producerId: id, enabled: true, changedAt: now },
+        data: { id: randomUUID(), agentId: input.agentId, producerId: id, enabled: true, changedAt: now },
       });
       return producer;
     });
@@ -107,13 +114,29 @@ export async function createProducer(
   }
 }
 
+/**
+ * D2: a producer named by id alone is found by its (agentId, id) key probed per agent (anyAgent: on
+ * Citus the one statement that visits every shard); every later statement names its agent.
+ */
+async function findProducer(tx: Prisma.TransactionClient, producerId: string) {
+  const [producer] = await tx.$queryRawUnsafe<Producer[]>(
+    `SELECT p.id, p."agentId", p.kind::text AS kind, p.name, p.schedule, p.enabled, p."createdAt"
+       FROM "Producer" p WHERE ${anyAgent('p')} AND p.id = $1::uuid`,
+    producerId,
+  );
+  if (!producer) throw new NotFoundError(`producer ${producerId} does not exist`);
+  return producer;
+}
+
 export async function setProducerEnabled(db: Database, producerId: string, enabled: boolean, now: Date) {
   return db.prisma.$transaction(async (tx) => {
-    const producer = await tx.producer.findUnique({ where: { id: producerId } });
-    if (!producer) throw new NotFoundError(`producer ${producerId} does not exist`);
+    const producer = await findProducer(tx, producerId);
     if (producer.enabled === enabled) return producer;
-    await tx.producerEnablement.create({ data: { id: randomUUID(), producerId, enabled, changedAt: now } });
-    return tx.producer.update({ where: { id: producerId }, data: { enabled } });
+    const { agentId } = producer;
+    await tx.producerEnablement.create({
+      data: { id: randomUUID(), agentId, producerId, enabled, changedAt: now },
+    });
+    return tx.producer.update({ where: { agentId_id: { agentId, id: producerId } }, data: { enabled } });
   });
 }
 
@@ -123,8 +146,7 @@ export async function startRun(
   input: { producerId: string; evidenceBoundary?: Date | null },
   now: Date,
 ) {
-  const producer = await db.prisma.producer.findUnique({ where: { id: input.producerId } });
-  if (!producer) throw new NotFoundError(`producer ${input.producerId} does not exist`);
+  const producer = await findProducer(db.prisma, input.producerId);
   if (!producer.enabled) throw new ConflictError(`producer ${producer.name} is disabled`, 'producerId');
   const boundary = input.evidenceBoundary ?? null;
   if (producer.schedule && isSchedule(producer.schedule)) {
@@ -146,7 +168,7 @@ export async function startRun(
       'evidenceBoundary',
     );
   }
-  const token = generateToken('run');
+  const token = generateToken('run', producer.agentId);
   const run = await db.prisma.run.create({
     data: {
       id: randomUUID(),
@@ -174,7 +196,7 @@ export async function finishRun(db: Database, runId: string, status: string, now
   }
   return db.sqlTransaction(async (sql) => {
     const [run] = await sql.query<{ status: string; agentId: string; startedAt: Date; tokenHash: string }>(
-      'SELECT status, "agentId", "startedAt", "tokenHash" FROM "Run" WHERE id = $1 FOR UPDATE',
+      `SELECT status, "agentId", "startedAt", "tokenHash" FROM "Run" r WHERE ${anyAgent('r')} AND id = $1 FOR UPDATE`,
       [runId],
     );
     if (!run) throw new NotFoundError(`run ${runId} does not exist`);
@@ -186,7 +208,7 @@ export async function finishRun(db: Database, runId: string, status: string, now
          SELECT m."createdAt" FROM "Memory" m
           WHERE m."agentId" = $4 AND m."createdAt" >= $5 AND m."sourceRunId" = $1
           ORDER BY m."createdAt" DESC LIMIT 1))
-        WHERE id = $1`,
+        WHERE "agentId" = $4 AND id = $1`,
       [runId, status, now, run.agentId, run.startedAt],
     );
     return { tokenHash: run.tokenHash, agentId: run.agentId };
@@ -199,7 +221,7 @@ export async function createOperatorToken(db: Database, agentId: string, label?:
   requireStorableText([['label', label]]);
   const trimmed = label?.trim() || null;
   if (trimmed && trimmed.length > 128) throw new InputError('label must be at most 128 characters', 'label');
-  const token = generateToken('op');
+  const token = generateToken('op', agentId);
   const operatorToken = await db.prisma.operatorToken.create({
     data: { id: randomUUID(), agentId, label: trimmed, tokenHash: hashToken(token) },
   });
@@ -208,8 +230,12 @@ export async function createOperatorToken(db: Database, agentId: string, label?:
 
 /** S6: a revoked token authenticates nothing from now on; revoking twice keeps the first instant. */
 export async function revokeOperatorToken(db: Database, id: string, now: Date) {
-  await db.prisma.operatorToken.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now } });
-  const operatorToken = await db.prisma.operatorToken.findUnique({ where: { id } });
+  const [operatorToken] = await db.sql.query<OperatorToken>(
+    `UPDATE "OperatorToken" o SET "revokedAt" = coalesce(o."revokedAt", $2)
+      WHERE ${anyAgent('o')} AND o.id = $1
+      RETURNING o.id, o."agentId", o.label, o."tokenHash", o."createdAt", o."revokedAt"`,
+    [id, now],
+  );
   if (!operatorToken) throw new NotFoundError(`operator token ${id} does not exist`);
   return operatorToken;
 }

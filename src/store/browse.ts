@@ -34,7 +34,9 @@ export async function listMemoryPage(
   if (page.first > MAX_PAGE_SIZE)
     throw new RangeError(`first must be at most ${MAX_PAGE_SIZE}, got ${page.first}`);
   const { values, param } = parameters();
-  const { where, variant } = withLiveness(filterSql(agentId, filter, 'list', param), liveness, param);
+  const filtered = filterSql(agentId, filter, 'list', param);
+  const { agent } = filtered;
+  const { where, variant } = withLiveness(filtered, liveness, param);
   if (page.after) {
     const at = param(page.after.createdAt);
     // The redundant bound lets the (agentId, createdAt, id) index bound the scan.
@@ -46,6 +48,7 @@ export async function listMemoryPage(
   const named = variant !== null && page.upToSeq === undefined;
   const query = {
     name: 'page',
+    agent,
     where: where.join(' AND '),
     order: 'ORDER BY m."createdAt" DESC, m.id DESC',
     limit: `LIMIT ${param(page.first + 1)}`,
@@ -83,14 +86,15 @@ export async function listMemoriesInSeqRange(
   if (!Number.isInteger(limit) || limit < 1)
     throw new RangeError(`limit must be a positive integer, got ${limit}`);
   const { values, param } = parameters();
-  const { where, variant } = filterSql(agentId, filter, 'live', param);
+  const { where, variant, agent } = filterSql(agentId, filter, 'live', param);
   // L2: in seq order, how much of the range a type or a window keeps decides between walking the
   // range and that condition's index, so such a replay is planned with its values (unnamed).
   const named = variant !== null && !/[tw]/.test(variant) ? variant : null;
   where.push(`m.seq > ${param(range.afterSeq)} AND m.seq <= ${param(range.upToSeq)}`);
   const rows = await db.sql.query<Omit<SequencedMemory, 'seq'> & { seq: string }>(
     `SELECT m.id, m.type, m."createdAt", m.seq::text AS seq, m."producerId", m."runKind", m."expiresAt",
-            ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."memoryId" = m.id ORDER BY t.position) AS instruments
+            ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t
+                    WHERE t."agentId" = ${agent} AND t."memoryId" = m.id ORDER BY t.position) AS instruments
        FROM "Memory" m WHERE ${where.join(' AND ')} ORDER BY m.seq LIMIT ${param(limit)}`,
     values,
     statementName('replay', named),

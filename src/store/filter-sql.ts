@@ -25,6 +25,8 @@ const searchQuery = (text: string) => `websearch_to_tsquery('english'::regconfig
 export interface FilterSql {
   /** Conditions on `m` ("Memory"), to be joined with AND. */
   where: string[];
+  /** D2: the agent id's placeholder, for the statement's other tables (one shard on Citus). */
+  agent: string;
   /**
    * Names the statement text the conditions make (named statements keep one text per name): one
    * letter per condition template, in a fixed order, so two different texts never share a variant.
@@ -59,7 +61,8 @@ export function filterSql(
   mode: 'list' | 'live',
   param: Param,
 ): FilterSql {
-  const where = [`m."agentId" = ${param(agentId)}`];
+  const agent = param(agentId);
+  const where = [`m."agentId" = ${agent}`];
   let variant = '';
   const add = (code: string, condition: string) => {
     variant += code;
@@ -79,7 +82,7 @@ export function filterSql(
   if (instruments !== null)
     add(
       'i',
-      `EXISTS (SELECT 1 FROM "MemoryTarget" t WHERE t."memoryId" = m.id AND t."instrumentId" = ANY(${param(instruments)}::text[]))`,
+      `EXISTS (SELECT 1 FROM "MemoryTarget" t WHERE t."agentId" = ${agent} AND t."memoryId" = m.id AND t."instrumentId" = ANY(${param(instruments)}::text[]))`,
     );
   // Provenance is denormalised onto the record (immutable), so no join with "Run".
   if (producerIds !== null) add('p', `m."producerId" = ANY(${param(producerIds)}::uuid[])`);
@@ -90,7 +93,7 @@ export function filterSql(
     add('f', `(m."expiresAt" IS NULL OR m."expiresAt" > ${param(freshness.at)})`);
   else if (freshness?.state === 'STALE') add('x', `m."expiresAt" <= ${param(freshness.at)}`);
   const plannedWithValues = text !== null || /[Tpi]/.test(variant);
-  return { where, variant: plannedWithValues ? null : variant || 'all' };
+  return { where, agent, variant: plannedWithValues ? null : variant || 'all' };
 }
 
 /**

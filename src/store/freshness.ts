@@ -51,8 +51,8 @@ export async function latestDecisions(
          SELECT count(*) FILTER (WHERE e."expiresAt" IS NULL OR e."expiresAt" > d."createdAt")::int AS fresh,
                 count(*) FILTER (WHERE e."expiresAt" <= d."createdAt")::int AS stale
            FROM (SELECT DISTINCT l."targetMemoryId" FROM "MemoryLink" l
-                  WHERE l."memoryId" = d.id AND l."linkType" = $5) c
-           JOIN "Memory" e ON e.id = c."targetMemoryId" AND e."agentId" = $1) ev ON d.id IS NOT NULL
+                  WHERE l."agentId" = $1 AND l."memoryId" = d.id AND l."linkType" = $5) c
+           JOIN "Memory" e ON e."agentId" = $1 AND e.id = c."targetMemoryId") ev ON d.id IS NOT NULL
       ORDER BY i.instrument`,
     [agentId, instruments, at, TRADING_DECISION, CONSIDERED],
   );
@@ -100,8 +100,8 @@ export async function firstCorrections(
   if (ids.length === 0) return new Map();
   const rows = await db.sql.query<{ id: string; at: number }>(
     `SELECT l."targetMemoryId" AS id, ${ms('min(c."createdAt")')} AS at
-       FROM "MemoryLink" l JOIN "Memory" c ON c.id = l."memoryId"
-      WHERE l."targetMemoryId" = ANY ($2::uuid[]) AND l."linkType" = $4
+       FROM "MemoryLink" l JOIN "Memory" c ON c."agentId" = l."agentId" AND c.id = l."memoryId"
+      WHERE l."agentId" = $1 AND l."targetMemoryId" = ANY ($2::uuid[]) AND l."linkType" = $4
         AND c."agentId" = $1 AND c."runKind" = 'ANALYSIS' AND c."createdAt" < $3
       GROUP BY l."targetMemoryId"`,
     [agentId, ids, to, CORRECTS],
@@ -117,8 +117,8 @@ export async function producerToggles(
 ): Promise<{ producerId: string; enabled: boolean; at: number }[]> {
   return db.sql.query(
     `SELECT e."producerId", e.enabled, ${ms('e."changedAt"')} AS at
-       FROM "ProducerEnablement" e JOIN "Producer" p ON p.id = e."producerId"
-      WHERE p."agentId" = $1 AND e."changedAt" < $2
+       FROM "ProducerEnablement" e JOIN "Producer" p ON p."agentId" = e."agentId" AND p.id = e."producerId"
+      WHERE e."agentId" = $1 AND p."agentId" = $1 AND e."changedAt" < $2
       ORDER BY e."changedAt", (e.enabled = p.enabled)`,
     [agentId, to],
   );

@@ -78,7 +78,8 @@ const TARGETABLE = {
  * Imports name historic runs and check nothing about their status.
  */
 const WRITER = {
-  write: (p: P) => `SELECT r.status::text AS status FROM "Run" r WHERE r.id = ${p.sourceRunId} FOR SHARE`,
+  write: (p: P) =>
+    `SELECT r.status::text AS status FROM "Run" r WHERE r."agentId" = ${p.agentId} AND r.id = ${p.sourceRunId} FOR SHARE`,
   import: () => `SELECT 'RUNNING'::text AS status`,
 };
 
@@ -128,8 +129,8 @@ WITH writer AS (
          ${p.isCorrection}, ${p.createdAt}
     FROM m, unnest(${p.instruments}::text[]) WITH ORDINALITY AS u(instrument, ord)
 ), l AS (
-  INSERT INTO "MemoryLink" ("memoryId", position, "targetMemoryId", "linkType")
-  SELECT m.id, u.ord - 1, u.target, u.link_type
+  INSERT INTO "MemoryLink" ("agentId", "memoryId", position, "targetMemoryId", "linkType")
+  SELECT ${p.agentId}, m.id, u.ord - 1, u.target, u.link_type
     FROM m, unnest(${p.linkTargets}::uuid[], ${p.linkTypes}::text[]) WITH ORDINALITY AS u(target, link_type, ord)
 )
 SELECT (SELECT id FROM m) AS id, (SELECT seq::text FROM m) AS seq, (SELECT status FROM writer) AS run_status,
@@ -204,16 +205,18 @@ function searchDocumentError(): MemoryValidationError {
 /** W8: the producer's record stored under `key`, read in one statement with everything a retry answers with. */
 export async function findByIdempotencyKey(
   db: Database,
+  agentId: string,
   producerId: string,
   key: string,
 ): Promise<MemoryRecord | null> {
   const query = {
     name: 'record',
-    where: 'm."producerId" = $1 AND m."idempotencyKey" = $2',
+    agent: '$1',
+    where: 'm."agentId" = $1 AND m."producerId" = $2 AND m."idempotencyKey" = $3',
     order: '',
     limit: '',
   } as const;
-  const [row] = await loadRecords(db.sql, WHOLE_RECORD, query, [producerId, key], 'idem');
+  const [row] = await loadRecords(db.sql, WHOLE_RECORD, query, [agentId, producerId, key], 'idem');
   return row ? wholeRecord(row) : null;
 }
 
@@ -248,7 +251,7 @@ export async function findImportRun(
   if (!agent) throw new InputError(`agent ${agentId} does not exist`, 'agentId');
   if (!sourceRunId) return null;
   const [run] = await sql.query<{ id: string; producerId: string; kind: RunKind }>(
-    'SELECT id, "producerId", kind FROM "Run" WHERE id = $1 AND "agentId" = $2',
+    'SELECT id, "producerId", kind FROM "Run" WHERE "agentId" = $2 AND id = $1',
     [sourceRunId, agentId],
   );
   if (!run) throw new InputError('sourceRunId must be a run of the same agent', 'sourceRunId');

@@ -6,7 +6,7 @@ import type { Run } from './generated/prisma/client.js';
 import type { Database } from './db.js';
 
 /** A run's records: written while it ran (W9), so the agent's (agentId, createdAt) index bounds them. */
-const RUN_RECORDS = `m."agentId" = r."agentId" AND m."createdAt" >= r."startedAt"
+const RUN_RECORDS = `m."agentId" = r."agentId" AND m."agentId" = ANY ($1::uuid[]) AND m."createdAt" >= r."startedAt"
   AND m."createdAt" <= coalesce(r."finishedAt", 'infinity') AND m."sourceRunId" = r.id`;
 /** Toggles read per producer (a producer toggled more often shows its latest ones). */
 const MAX_TOGGLES = 1000;
@@ -48,20 +48,21 @@ export async function loadHealthProducers(
     `SELECT p.id, p."agentId", p.kind, p.name, p.schedule, p.enabled, ${ms('p."createdAt"')} AS "createdAt",
        coalesce((SELECT json_agg(json_build_object('enabled', e.enabled, 'at', ${ms('e."changedAt"')})
                           ORDER BY e."changedAt", e.id)
-                   FROM (SELECT * FROM "ProducerEnablement" e WHERE e."producerId" = p.id
+                   FROM (SELECT * FROM "ProducerEnablement" e
+                          WHERE e."agentId" = p."agentId" AND e."agentId" = ANY ($1::uuid[]) AND e."producerId" = p.id
                           ORDER BY e."changedAt" DESC LIMIT ${MAX_TOGGLES}) e), '[]') AS toggles,
        (SELECT json_build_object('id', r.id, 'agentId', r."agentId", 'producerId', r."producerId", 'kind', r.kind,
                  'schedule', r.schedule, 'status', r.status, 'tokenHash', '',
                  'evidenceBoundary', ${ms('r."evidenceBoundary"')}, 'startedAt', ${ms('r."startedAt"')},
                  'finishedAt', ${ms('r."finishedAt"')})
-          FROM "Run" r WHERE r."agentId" = p."agentId" AND r."producerId" = p.id
+          FROM "Run" r WHERE r."agentId" = p."agentId" AND r."agentId" = ANY ($1::uuid[]) AND r."producerId" = p.id
          ORDER BY r."startedAt" DESC, r.id DESC LIMIT 1) AS "lastRun",
        (SELECT (SELECT count(*)::int FROM "Memory" m WHERE ${RUN_RECORDS})
-          FROM "Run" r WHERE r."agentId" = p."agentId" AND r."producerId" = p.id
+          FROM "Run" r WHERE r."agentId" = p."agentId" AND r."agentId" = ANY ($1::uuid[]) AND r."producerId" = p.id
          ORDER BY r."startedAt" DESC, r.id DESC LIMIT 1) AS "lastRunRecords",
        (SELECT ${ms('max(last."createdAt")')} FROM (
           SELECT (SELECT m."createdAt" FROM "Memory" m WHERE ${RUN_RECORDS} ORDER BY m."createdAt" DESC LIMIT 1) AS "createdAt"
-            FROM "Run" r WHERE r."agentId" = p."agentId" AND r."producerId" = p.id
+            FROM "Run" r WHERE r."agentId" = p."agentId" AND r."agentId" = ANY ($1::uuid[]) AND r."producerId" = p.id
            ORDER BY r."startedAt" DESC LIMIT ${LAST_RECORD_RUNS}) last) AS "lastRecordAt",
        counts.failed AS "failedRuns", counts.cancelled AS "cancelledRuns", counts.empty AS "emptyRuns"
        FROM "Producer" p
@@ -71,7 +72,7 @@ export async function loadHealthProducers(
                 count(*) FILTER (WHERE r.status = 'SUCCEEDED' AND NOT EXISTS (
                   SELECT 1 FROM "Memory" m WHERE ${RUN_RECORDS}))::int AS empty
            FROM "Run" r
-          WHERE r."agentId" = p."agentId" AND r."producerId" = p.id AND r."startedAt" >= $2 AND r."startedAt" < $3) counts
+          WHERE r."agentId" = p."agentId" AND r."agentId" = ANY ($1::uuid[]) AND r."producerId" = p.id AND r."startedAt" >= $2 AND r."startedAt" < $3) counts
       WHERE p."agentId" = ANY ($1::uuid[])
       ORDER BY p."agentId", p.name`,
     [agentIds, window.from, window.to],

@@ -4,12 +4,15 @@ import { AGENT_LEARNINGS } from '../domain/write-validation.js';
 import type { Sql } from './db.js';
 import type { RecordReadFilter } from './memory-record.js';
 import { loadRecords, type LoadedRecord, type RecordNeeds } from './record-rows.js';
+import { anyAgent } from './any-agent.js';
 import { withLiveness, type TokenLiveness } from './tokens.js';
 import { LEARNINGS_LIMIT, type ContextQuery } from './trading-context.js';
 
 /**
  * One record by id with what `needs` asks for, in one named statement; null when none is readable
  * (or, with `liveness`, when the caller's token no longer authenticates: listMemoryPage).
+ * D2: read by its primary key (agentId, id): with `readable.agentId` one probe (one shard on Citus);
+ * without (the admin's memory(id)) one probe per agent (anyAgent: every shard on Citus).
  */
 export async function findRecord(
   sql: Sql,
@@ -20,7 +23,7 @@ export async function findRecord(
 ): Promise<LoadedRecord | null> {
   const values: unknown[] = [id];
   const param = (value: unknown) => `$${values.push(value)}`;
-  const restricted = ['m.id = $1'];
+  const restricted = readable.agentId === undefined ? ['m.id = $1', anyAgent('m')] : ['m.id = $1'];
   const restrict = (['agentId', 'producerId', 'type'] as const).map((column) => {
     const value = readable[column];
     if (value === undefined) return '0';
@@ -28,27 +31,36 @@ export async function findRecord(
     return '1';
   });
   const { where, variant } = withLiveness({ where: restricted, variant: restrict.join('') }, liveness, param);
-  const query = { name: 'record', where: where.join(' AND '), order: '', limit: '' } as const;
+  const agent = readable.agentId === undefined ? undefined : '$2';
+  const query = { name: 'record', agent, where: where.join(' AND '), order: '', limit: '' } as const;
   const [record] = await loadRecords(sql, needs, query, values, variant);
   return record ?? null;
 }
 
-/** The records among `ids` (of `agentId` when given), in the order of `ids` (each once); unknown ids are skipped. */
+/**
+ * The records among `ids`, in the order of `ids` (each once); unknown ids are skipped. `agentId`
+ * names their agent, or (several agents: the admin's import read-back) one agent per id, so each is
+ * read by its primary key (D2).
+ */
 export async function findRecordsByIds(
   sql: Sql,
-  agentId: string | null,
+  agentId: string | readonly string[],
   ids: string[],
   needs: RecordNeeds,
 ): Promise<LoadedRecord[]> {
   if (ids.length === 0) return [];
+  const several = typeof agentId !== 'string';
   const query = {
     name: 'record',
-    where: agentId === null ? 'm.id = ANY($1::uuid[])' : 'm.id = ANY($1::uuid[]) AND m."agentId" = $2',
+    agent: several ? undefined : '$2',
+    where: several
+      ? '(m."agentId", m.id) IN (SELECT * FROM unnest($2::uuid[], $1::uuid[]))'
+      : 'm.id = ANY($1::uuid[]) AND m."agentId" = $2',
     order: '',
     limit: '',
   } as const;
-  const values = agentId === null ? [ids] : [ids, agentId];
-  const records = await loadRecords(sql, needs, query, values, agentId === null ? 'ids_any' : 'ids');
+  const values = [ids, agentId];
+  const records = await loadRecords(sql, needs, query, values, several ? 'ids_any' : 'ids');
   const byId = new Map(records.map((record) => [record.id, record]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
@@ -61,8 +73,9 @@ export async function listLearnings(
 ): Promise<LoadedRecord[]> {
   const learnings = {
     name: 'learnings',
+    agent: '$1',
     where: `m."agentId" = $1 AND m.type = $2 AND m."createdAt" <= $3 AND (m.scope = 'AGENT' OR EXISTS (
-      SELECT 1 FROM "MemoryTarget" t WHERE t."memoryId" = m.id AND t."instrumentId" = $4))`,
+      SELECT 1 FROM "MemoryTarget" t WHERE t."agentId" = $1 AND t."memoryId" = m.id AND t."instrumentId" = $4))`,
     order: 'ORDER BY m."createdAt" DESC, m.id DESC',
     limit: `LIMIT ${LEARNINGS_LIMIT}`,
   } as const;

@@ -91,6 +91,11 @@ interface RecordRow {
 /** Which records: `where`, `order` and `limit` over "Memory" m; `name` names the CTE that selects them. */
 export interface RecordQuery {
   name: 'page' | 'record' | 'learnings';
+  /**
+   * D2: the agent id's placeholder when every record is of that one agent: the relations' tables are
+   * then read with it (one partition, one shard on Citus), not with each row's agent id.
+   */
+  agent?: string;
   where: string;
   order: string;
   limit: string;
@@ -134,22 +139,24 @@ function recordSql(needs: RecordNeeds, page: RecordQuery, param: (value: unknown
     page.maxRows === undefined
       ? `${selected} ${page.limit}`
       : `SELECT * FROM (${selected} LIMIT ${page.maxRows}) m ${page.order} ${page.limit}`;
+  const agent = page.agent ?? 'm."agentId"';
   const relations = [
     needs.targets
-      ? `ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."memoryId" = m.id ORDER BY t.position) AS instruments`
+      ? `ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."agentId" = ${agent} AND t."memoryId" = m.id ORDER BY t.position) AS instruments`
       : '',
     needs.links
       ? `(SELECT coalesce(json_agg(json_build_object('linkType', l."linkType", 'targetMemoryId', l."targetMemoryId")
-           ORDER BY l.position), '[]') FROM "MemoryLink" l WHERE l."memoryId" = m.id) AS links`
+           ORDER BY l.position), '[]') FROM "MemoryLink" l WHERE l."agentId" = ${agent} AND l."memoryId" = m.id) AS links`
       : '',
-    needs.backlinks ? backlinksSql(needs.backlinks, param) : '',
+    needs.backlinks ? backlinksSql(needs.backlinks, agent, param) : '',
     needs.provenance
       ? `r.id AS run_id, r."producerId" AS run_producer_id, r.kind AS run_kind, r.schedule AS run_schedule,
          r."evidenceBoundary" AS run_evidence_boundary, r.status AS run_status, p.name AS run_producer_name`
       : '',
   ].filter(Boolean);
   const joins = needs.provenance
-    ? `LEFT JOIN "Run" r ON r.id = m."sourceRunId" LEFT JOIN "Producer" p ON p.id = r."producerId"`
+    ? `LEFT JOIN "Run" r ON r."agentId" = ${agent} AND r.id = m."sourceRunId"
+       LEFT JOIN "Producer" p ON p."agentId" = ${agent} AND p.id = r."producerId"`
     : '';
   return `WITH ${page.name} AS (${inner})
 SELECT m.*${relations.map((column) => `, ${column}`).join('')}
@@ -160,7 +167,7 @@ SELECT m.*${relations.map((column) => `, ${column}`).join('')}
  * `linkedFrom` (backlinksArgs in SQL): the links to m from records of its agent that `readable` allows,
  * the newest BACKLINKS_LIMIT sources, through the MemoryLink(targetMemoryId) index.
  */
-function backlinksSql(readable: RecordReadFilter, param: (value: unknown) => string): string {
+function backlinksSql(readable: RecordReadFilter, agent: string, param: (value: unknown) => string): string {
   const rules = READ_RULES.flatMap((rule) => {
     const value = readable[rule];
     return value === undefined ? [] : [`AND s."${rule}" = ${param(value)}`];
@@ -168,8 +175,8 @@ function backlinksSql(readable: RecordReadFilter, param: (value: unknown) => str
   return `(SELECT coalesce(json_agg(json_build_object('linkType', b."linkType", 'id', b.id, 'type', b.type,
       'createdAt', b."createdAt") ORDER BY b."createdAt" DESC, b.id DESC, b.position), '[]')
     FROM (SELECT l."linkType", l.position, s.id, s.type, s."createdAt"
-      FROM "MemoryLink" l JOIN "Memory" s ON s.id = l."memoryId"
-      WHERE l."targetMemoryId" = m.id AND s."agentId" = m."agentId" ${rules.join(' ')}
+      FROM "MemoryLink" l JOIN "Memory" s ON s."agentId" = ${agent} AND s.id = l."memoryId"
+      WHERE l."agentId" = ${agent} AND l."targetMemoryId" = m.id ${rules.join(' ')}
       ORDER BY s."createdAt" DESC, s.id DESC, l.position LIMIT ${BACKLINKS_LIMIT}) b) AS backlinks`;
 }
 

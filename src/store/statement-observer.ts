@@ -16,6 +16,8 @@ export interface ObservedStatement {
   /** `prisma`: a Prisma Client operation (model query or `$queryRaw`); `sql`: the direct `Sql` paths. */
   via: 'prisma' | 'sql';
   text: string;
+  /** The values bound to its parameters, as sent (D3: a test EXPLAINs the statement with them). */
+  values?: readonly unknown[];
 }
 
 export type StatementListener = (statement: ObservedStatement) => void;
@@ -29,13 +31,13 @@ const BOUNDARY = /^\s*(COMMIT|ROLLBACK)\s*$/i;
 
 function observeQueryable<T extends SqlQueryable>(
   inner: T,
-  note: (text: string) => void,
+  note: Note,
   replaced: Record<string, unknown> = {},
 ): T {
   const send =
     (method: 'queryRaw' | 'executeRaw') =>
     (query: SqlQuery): Promise<unknown> => {
-      if (!BOUNDARY.test(query.sql)) note(query.sql);
+      if (!BOUNDARY.test(query.sql)) note(query.sql, query.args);
       return inner[method](query);
     };
   const overrides = new Map<PropertyKey, unknown>(
@@ -51,7 +53,9 @@ function observeQueryable<T extends SqlQueryable>(
   });
 }
 
-function observeTransaction(tx: Transaction, note: (text: string) => void): Transaction {
+type Note = (text: string, values?: readonly unknown[]) => void;
+
+function observeTransaction(tx: Transaction, note: Note): Transaction {
   return observeQueryable(tx, note, {
     commit: async () => {
       note('COMMIT');
@@ -64,7 +68,7 @@ function observeTransaction(tx: Transaction, note: (text: string) => void): Tran
   });
 }
 
-function observeAdapter(adapter: SqlDriverAdapter, note: (text: string) => void): SqlDriverAdapter {
+function observeAdapter(adapter: SqlDriverAdapter, note: Note): SqlDriverAdapter {
   return observeQueryable(adapter, note, {
     startTransaction: async (...args: Parameters<SqlDriverAdapter['startTransaction']>) => {
       note('BEGIN');
@@ -78,7 +82,7 @@ export function observePrisma(
   factory: SqlMigrationAwareDriverAdapterFactory,
   listener: StatementListener,
 ): SqlMigrationAwareDriverAdapterFactory {
-  const note = (text: string) => listener({ via: 'prisma', text });
+  const note: Note = (text, values) => listener({ via: 'prisma', text, values });
   return {
     provider: factory.provider,
     adapterName: factory.adapterName,
@@ -101,7 +105,7 @@ export type StatementHook = (statement: {
 export function observeSql(sql: Sql, listener?: StatementListener, hook?: StatementHook): Sql {
   return {
     query: async (text, params, name) => {
-      listener?.({ via: 'sql', text });
+      listener?.({ via: 'sql', text, values: params ?? [] });
       await hook?.({ text, params: params ?? [], name });
       return sql.query(text, params, name);
     },

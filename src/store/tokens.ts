@@ -1,6 +1,7 @@
 // Token lookups by hash (tokens themselves are never stored): which run or operator a bearer token
 // belongs to, and which of a set of tokens still authenticate (S6, W9, L4).
 import type { RunKind, RunStatus } from '../domain/types.js';
+import { anyAgent } from './any-agent.js';
 import type { Sql } from './db.js';
 
 export interface RunTokenRow {
@@ -20,29 +21,44 @@ export interface OperatorTokenRow {
   revokedAt: Date | null;
 }
 
-export async function findRunByTokenHash(sql: Sql, tokenHash: string): Promise<RunTokenRow | null> {
+/**
+ * D2: `agentId` is the agent the token names (tokenAgentId): the lookup reads that agent's rows
+ * only. A token issued before tokens named their agent (null) is probed for every agent.
+ */
+export async function findRunByTokenHash(
+  sql: Sql,
+  tokenHash: string,
+  agentId: string | null,
+): Promise<RunTokenRow | null> {
+  const agent = agentId === null ? anyAgent('r') : 'r."agentId" = $2';
   const [run] = await sql.query<RunTokenRow>(
     `SELECT r.id, r."agentId", r."producerId", p.name AS "producerName", r.kind, r.schedule,
             r."evidenceBoundary", r.status
-       FROM "Run" r JOIN "Producer" p ON p.id = r."producerId" WHERE r."tokenHash" = $1`,
-    [tokenHash],
+       FROM "Run" r JOIN "Producer" p ON p."agentId" = r."agentId" AND p.id = r."producerId"
+      WHERE ${agent} AND r."tokenHash" = $1`,
+    agentId === null ? [tokenHash] : [tokenHash, agentId],
   );
   return run ?? null;
 }
 
-export async function findOperatorByTokenHash(sql: Sql, tokenHash: string): Promise<OperatorTokenRow | null> {
+export async function findOperatorByTokenHash(
+  sql: Sql,
+  tokenHash: string,
+  agentId: string | null,
+): Promise<OperatorTokenRow | null> {
+  const agent = agentId === null ? anyAgent('o') : 'o."agentId" = $2';
   const [operator] = await sql.query<OperatorTokenRow>(
-    `SELECT id, "agentId", "revokedAt" FROM "OperatorToken" WHERE "tokenHash" = $1`,
-    [tokenHash],
+    `SELECT id, "agentId", "revokedAt" FROM "OperatorToken" o WHERE ${agent} AND "tokenHash" = $1`,
+    agentId === null ? [tokenHash] : [tokenHash, agentId],
   );
   return operator ?? null;
 }
 
 /** A run's status now (null: no such run) — for a caller whose identity was remembered (S6, W9). */
-export async function runStatus(sql: Sql, runId: string): Promise<RunStatus | null> {
+export async function runStatus(sql: Sql, agentId: string, runId: string): Promise<RunStatus | null> {
   const [run] = await sql.query<{ status: RunStatus }>(
-    'SELECT status::text AS status FROM "Run" WHERE id = $1',
-    [runId],
+    'SELECT status::text AS status FROM "Run" WHERE "agentId" = $1 AND id = $2',
+    [agentId, runId],
   );
   return run?.status ?? null;
 }
@@ -50,9 +66,10 @@ export async function runStatus(sql: Sql, runId: string): Promise<RunStatus | nu
 /** Of the given run and operator token hashes, those that still authenticate (RUNNING, not revoked). */
 export async function liveTokenHashes(sql: Sql, tokenHashes: string[]): Promise<Set<string>> {
   const rows = await sql.query<{ tokenHash: string }>(
-    `SELECT "tokenHash" FROM "OperatorToken" WHERE "tokenHash" = ANY($1::text[]) AND "revokedAt" IS NULL
+    `SELECT "tokenHash" FROM "OperatorToken" o
+      WHERE ${anyAgent('o')} AND "tokenHash" = ANY($1::text[]) AND "revokedAt" IS NULL
      UNION ALL
-     SELECT "tokenHash" FROM "Run" WHERE "tokenHash" = ANY($1::text[]) AND status = 'RUNNING'`,
+     SELECT "tokenHash" FROM "Run" r WHERE ${anyAgent('r')} AND "tokenHash" = ANY($1::text[]) AND status = 'RUNNING'`,
     [tokenHashes],
   );
   return new Set(rows.map((row) => row.tokenHash));
@@ -63,6 +80,8 @@ export async function operatorTokenRevokedAt(
   sql: Sql,
   operatorTokenId: string,
 ): Promise<Date | null | undefined> {
+  // Asked only after a read found nothing (S14). By id alone: OperatorToken is small (a few rows
+  // per agent), but on Citus this statement visits every shard (docs/scaling.md).
   const [token] = await sql.query<{ revokedAt: Date | null }>(
     'SELECT "revokedAt" FROM "OperatorToken" WHERE id = $1',
     [operatorTokenId],
@@ -71,7 +90,9 @@ export async function operatorTokenRevokedAt(
 }
 
 /** What a read checks in its own statement for a remembered token (S14, S6, W9). */
-export type TokenLiveness = { kind: 'run'; runId: string } | { kind: 'operator'; operatorTokenId: string };
+export type TokenLiveness =
+  | { kind: 'run'; agentId: string; runId: string }
+  | { kind: 'operator'; agentId: string; operatorTokenId: string };
 
 /**
  * The liveness check as one SQL condition, uncorrelated (PostgreSQL evaluates it once, before
@@ -83,11 +104,11 @@ export function livenessCondition(
 ): { condition: string; variant: string } {
   return liveness.kind === 'run'
     ? {
-        condition: `EXISTS (SELECT 1 FROM "Run" lr WHERE lr.id = ${param(liveness.runId)}::uuid AND lr.status = 'RUNNING')`,
+        condition: `EXISTS (SELECT 1 FROM "Run" lr WHERE lr."agentId" = ${param(liveness.agentId)}::uuid AND lr.id = ${param(liveness.runId)}::uuid AND lr.status = 'RUNNING')`,
         variant: 'R',
       }
     : {
-        condition: `EXISTS (SELECT 1 FROM "OperatorToken" lo WHERE lo.id = ${param(liveness.operatorTokenId)}::uuid AND lo."revokedAt" IS NULL)`,
+        condition: `EXISTS (SELECT 1 FROM "OperatorToken" lo WHERE lo."agentId" = ${param(liveness.agentId)}::uuid AND lo.id = ${param(liveness.operatorTokenId)}::uuid AND lo."revokedAt" IS NULL)`,
         variant: 'O',
       };
 }

@@ -8,6 +8,7 @@ import { CORRECTS, TRADING_DECISION } from '../domain/write-validation.js';
 import type { Database } from './db.js';
 import { Prisma } from './generated/prisma/client.js';
 import { livenessCondition, type TokenLiveness } from './tokens.js';
+import { agentOfRecord } from './any-agent.js';
 
 /** T1: the link type of a decision's evidence. */
 export const CONSIDERED = 'considered';
@@ -139,16 +140,18 @@ function candidatesStatement(query: ContextQuery, liveness: TokenLiveness | null
        -- An array of the kept ids, so the planner probes MemoryLink(targetMemoryId) with it (a join
        -- with the CTE was planned as a scan of every link: 17 ms of 25 on 2 M records).
        WHERE m.id IN (SELECT l."memoryId" FROM "MemoryLink" l
-                       WHERE l."targetMemoryId" = ANY (ARRAY(SELECT id FROM kept)) AND l."linkType" = ${CORRECTS})
+                       WHERE l."agentId" = ${agentId}::uuid AND l."targetMemoryId" = ANY (ARRAY(SELECT id FROM kept))
+                         AND l."linkType" = ${CORRECTS})
          AND m."agentId" = ${agentId}::uuid AND m."runKind" = 'ANALYSIS' AND m."isCorrection" AND m."createdAt" <= ${at}
          AND (m.scope = 'AGENT' OR EXISTS (
-               SELECT 1 FROM "MemoryTarget" t WHERE t."memoryId" = m.id AND t."instrumentId" = ${query.instrument}))
+               SELECT 1 FROM "MemoryTarget" t
+                WHERE t."agentId" = ${agentId}::uuid AND t."memoryId" = m.id AND t."instrumentId" = ${query.instrument}))
     ),
     -- C3/C9: each producer's latest enablement change at or before at (equal instants ⇒ its current state).
     producer AS MATERIALIZED (
       SELECT pr.id, pr.name, (
                SELECT e.enabled FROM "ProducerEnablement" e
-                WHERE e."producerId" = pr.id AND e."changedAt" <= ${at}
+                WHERE e."agentId" = ${agentId}::uuid AND e."producerId" = pr.id AND e."changedAt" <= ${at}
                 ORDER BY e."changedAt" DESC, (e.enabled = pr.enabled) DESC LIMIT 1) AS enabled
         FROM "Producer" pr
        WHERE pr."agentId" = ${agentId}::uuid
@@ -156,12 +159,12 @@ function candidatesStatement(query: ContextQuery, liveness: TokenLiveness | null
     row AS MATERIALIZED (
       SELECT m.id, m."sourceRunId", m."producerId", m.type, m.scope, m."createdAt", m."expiresAt", m."expiryPolicy",
              p."isCorrection", m.content, m.metadata, m.timeframe
-        FROM picked p JOIN "Memory" m ON m.id = p.id
+        FROM picked p JOIN "Memory" m ON m."agentId" = ${agentId}::uuid AND m.id = p.id
     ),
     -- A run usually publishes several records: look each run up once.
     run AS MATERIALIZED (
       SELECT r.id, r.kind, r.schedule, r."evidenceBoundary", r.status FROM "Run" r
-       WHERE r.id IN (SELECT "sourceRunId" FROM row)
+       WHERE r."agentId" = ${agentId}::uuid AND r.id IN (SELECT "sourceRunId" FROM row)
     )
     SELECT json_agg(json_build_object(
              'id', m.id, 'producerId', m."producerId", 'type', m.type, 'scope', m.scope,
@@ -172,15 +175,17 @@ function candidatesStatement(query: ContextQuery, liveness: TokenLiveness | null
              'enabled', CASE WHEN NOT m."isCorrection" THEN pr.enabled END,
              'correctionTargetIds', CASE WHEN m."isCorrection" THEN ARRAY(
                SELECT l."targetMemoryId" FROM "MemoryLink" l
-                WHERE l."memoryId" = m.id AND l."linkType" = ${CORRECTS} ORDER BY l.position)
+                WHERE l."agentId" = ${agentId}::uuid AND l."memoryId" = m.id AND l."linkType" = ${CORRECTS}
+                ORDER BY l.position)
              END,
              -- C4: only a record unexpired at at can be shown FRESH, so only those carry their research.
              'research', CASE WHEN m."expiresAt" IS NULL OR m."expiresAt" > ${at} THEN json_build_object(
                'content', m.content, 'metadata', m.metadata, 'timeframe', m.timeframe,
-               'instruments', ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."memoryId" = m.id ORDER BY t.position),
+               'instruments', ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t
+                               WHERE t."agentId" = ${agentId}::uuid AND t."memoryId" = m.id ORDER BY t.position),
                'links', coalesce((SELECT json_agg(json_build_object('linkType', l."linkType", 'targetMemoryId', l."targetMemoryId")
                                          ORDER BY l.position)
-                           FROM "MemoryLink" l WHERE l."memoryId" = m.id), '[]'))
+                           FROM "MemoryLink" l WHERE l."agentId" = ${agentId}::uuid AND l."memoryId" = m.id), '[]'))
              END)) AS rows
       FROM row m
       JOIN run r ON r.id = m."sourceRunId"
@@ -266,8 +271,11 @@ export async function findDecisionForAudit(
   decisionId: string,
   readable: { agentId?: string },
 ): Promise<DecisionForAudit | null> {
-  const decision = await db.prisma.memory.findFirst({
-    where: { id: decisionId, type: TRADING_DECISION, ...readable },
+  // D2: the admin names a decision without its agent: its key is probed per agent first.
+  const agentId = readable.agentId ?? (await agentOfRecord(db.sql, decisionId));
+  if (agentId === null) return null;
+  const decision = await db.prisma.memory.findUnique({
+    where: { agentId_id: { agentId, id: decisionId }, type: TRADING_DECISION },
     select: {
       id: true,
       agentId: true,

@@ -201,7 +201,7 @@ describe('B13: Memory.linkedFrom', () => {
       linkType: 'cites',
     });
     const viaPrisma = await h.db.prisma.memory.findUniqueOrThrow({
-      where: { id: learning.id },
+      where: { agentId_id: { agentId: fx.agentId, id: learning.id } },
       select: { linkedBy: backlinksArgs({ agentId: fx.agentId }) },
     });
     expect(

@@ -13,6 +13,8 @@ import {
   migrationsDir,
   readMigrationList,
 } from '../../src/store/migrate.js';
+import { insertMemory } from '../../src/store/memories.js';
+import { findOperatorByTokenHash, findRunByTokenHash, runStatus } from '../../src/store/tokens.js';
 import { createTestDatabase } from '../support/db.js';
 import { testDatabaseUrl, withDatabaseName } from '../support/env.js';
 
@@ -223,6 +225,147 @@ describe('V1: the venue-names migration', () => {
       } finally {
         await store.close();
         await rm(earlier, { recursive: true });
+      }
+    },
+  );
+});
+
+describe('D1: the distribution-keys migration', () => {
+  /** Every row of every table as JSON text (the columns the migration adds left out), in a stable order. */
+  async function contents(store: Awaited<ReturnType<typeof emptyStore>>, tables: readonly string[]) {
+    const out: Record<string, string[]> = {};
+    for (const table of tables) {
+      const rows = await store.query<{ row: string }>(
+        `SELECT (to_jsonb(t) - 'agentId' - 'searchDocument')::text AS row FROM "${table}" t ORDER BY 1`,
+      );
+      out[table] = rows.map((r) => r.row);
+    }
+    return out;
+  }
+
+  it(
+    'D1: converts a store written before it in place: every row, id, seq and token reads back, new rows follow',
+    { timeout: 180_000 },
+    async () => {
+      const dirs = (await readMigrationList()).migrationDirectories.map((entry) => entry.path);
+      const keys = dirs.findIndex((name) => name.endsWith('_distribution_keys_by_agent'));
+      expect(keys).toBeGreaterThan(0);
+      const earlier = await mkdtemp(path.join(os.tmpdir(), 'memory-migrations-'));
+      const store = await emptyStore();
+      try {
+        for (const name of dirs.slice(0, keys)) {
+          await cp(path.join(migrationsDir, name), path.join(earlier, name), { recursive: true });
+        }
+        expect(await applyMigrations(store.adapter, earlier)).toEqual(dirs.slice(0, keys));
+        const id = (prefix: string, n: number) => `${prefix}0000000-0000-4000-8000-00000000000${n}`;
+        const [a, b] = [id('a', 1), id('a', 2)];
+        const [pa, pb] = [id('b', 1), id('b', 2)];
+        const [ra, rb] = [id('c', 1), id('c', 2)];
+        const seed = [
+          `INSERT INTO "Agent" (id, name, "lastSeq") VALUES ('${a}', 'alpha', 2), ('${b}', 'beta', 1)`,
+          `INSERT INTO "Instrument" (id) VALUES ('BTC'), ('ETH')`,
+          `INSERT INTO "AgentInstrument" (id, "agentId", "instrumentId", "selectedAt")
+             VALUES ('${id('d', 1)}', '${a}', 'BTC', now()), ('${id('d', 2)}', '${b}', 'ETH', now())`,
+          `INSERT INTO "Producer" (id, "agentId", kind, name) VALUES ('${pa}', '${a}', 'ANALYSIS', 'p'), ('${pb}', '${b}', 'TRADING', 'p')`,
+          `INSERT INTO "ProducerEnablement" (id, "producerId", enabled, "changedAt")
+             VALUES ('${id('e', 1)}', '${pa}', true, now()), ('${id('e', 2)}', '${pb}', true, now()), ('${id('e', 3)}', '${pb}', false, now())`,
+          `INSERT INTO "Run" (id, "agentId", "producerId", kind, status, "startedAt", "tokenHash")
+             VALUES ('${ra}', '${a}', '${pa}', 'ANALYSIS', 'RUNNING', now(), 'hash-a'), ('${rb}', '${b}', '${pb}', 'TRADING', 'SUCCEEDED', now(), 'hash-b')`,
+          `INSERT INTO "Memory" (id, "agentId", type, scope, content, metadata, "sourceRunId", "producerId", "runKind",
+                                 "createdAt", "idempotencyKey", seq)
+             VALUES ('${id('f', 1)}', '${a}', 'note', 'INSTRUMENTS', 'one', '{"b": 1, "a": 2}', '${ra}', '${pa}', 'ANALYSIS', '2026-01-01T00:00:00Z', 'k1', 1),
+                    ('${id('f', 2)}', '${a}', 'note', 'AGENT', 'two', '{}', '${ra}', '${pa}', 'ANALYSIS', '2026-01-01T00:00:01Z', null, 2),
+                    ('${id('f', 3)}', '${b}', 'trading_decision', 'INSTRUMENTS', 'three', '{}', '${rb}', '${pb}', 'TRADING', '2026-01-01T00:00:02Z', null, 1)`,
+          `INSERT INTO "MemoryTarget" ("memoryId", position, "instrumentId", "agentId", "producerId", "runKind", type, "isCorrection", "createdAt")
+             VALUES ('${id('f', 1)}', 0, 'BTC', '${a}', '${pa}', 'ANALYSIS', 'note', false, '2026-01-01T00:00:00Z'),
+                    ('${id('f', 3)}', 0, 'ETH', '${b}', '${pb}', 'TRADING', 'trading_decision', false, '2026-01-01T00:00:02Z')`,
+          `INSERT INTO "MemoryLink" ("memoryId", position, "targetMemoryId", "linkType")
+             VALUES ('${id('f', 2)}', 0, '${id('f', 1)}', 'cites'), ('${id('f', 2)}', 1, '${id('f', 1)}', 'supports')`,
+          `INSERT INTO "OperatorToken" (id, "agentId", label, "tokenHash") VALUES ('${id('9', 1)}', '${b}', 'desk', 'hash-op')`,
+        ];
+        for (const statement of seed) await store.query(statement);
+        const tables = [
+          'Agent',
+          'Instrument',
+          'AgentInstrument',
+          'Producer',
+          'ProducerEnablement',
+          'Run',
+          'Memory',
+          'MemoryTarget',
+          'MemoryLink',
+          'OperatorToken',
+        ] as const;
+        const before = await contents(store, tables);
+
+        expect(await applyMigrations(store.adapter)).toEqual(dirs.slice(keys));
+        expect(await contents(store, tables)).toEqual(before);
+        // The added agent ids are the parents' and the names moved to the reference table.
+        expect(
+          await store.query(`SELECT "memoryId", position, "agentId" FROM "MemoryLink" ORDER BY position`),
+        ).toEqual([
+          { memoryId: id('f', 2), position: 0, agentId: a },
+          { memoryId: id('f', 2), position: 1, agentId: a },
+        ]);
+        expect(await store.query(`SELECT id, "agentId" FROM "ProducerEnablement" ORDER BY id`)).toEqual([
+          { id: id('e', 1), agentId: a },
+          { id: id('e', 2), agentId: b },
+          { id: id('e', 3), agentId: b },
+        ]);
+        expect(await store.query(`SELECT name, "agentId" FROM "AgentName" ORDER BY name`)).toEqual([
+          { name: 'alpha', agentId: a },
+          { name: 'beta', agentId: b },
+        ]);
+        // Old token hashes still find their run and operator token, and the service's lookups work.
+        expect(await findRunByTokenHash(store, 'hash-a', null)).toMatchObject({
+          id: ra,
+          agentId: a,
+          producerId: pa,
+        });
+        expect(await findOperatorByTokenHash(store, 'hash-op', null)).toMatchObject({
+          agentId: b,
+          revokedAt: null,
+        });
+        expect(await runStatus(store, b, rb)).toBe('SUCCEEDED');
+        // A name stays unique across agents, now through AgentName.
+        await expect(
+          store.query(`INSERT INTO "AgentName" (name, "agentId") VALUES ('alpha', '${b}')`),
+        ).rejects.toThrow();
+        // The next record of an agent takes the seq after its last one and may link its older records.
+        const seq = await insertMemory(
+          store,
+          {
+            id: id('f', 4),
+            agentId: a,
+            type: 'note',
+            scope: 'INSTRUMENTS',
+            content: 'four',
+            metadata: {},
+            timeframe: null,
+            sourceRunId: ra,
+            producerId: pa,
+            runKind: 'ANALYSIS',
+            createdAt: new Date('2026-01-01T00:00:03Z'),
+            expiresAt: null,
+            expiryPolicy: null,
+            idempotencyKey: 'k1-other',
+            requestHash: null,
+            instruments: ['BTC'],
+            links: [{ targetMemoryId: id('f', 1), linkType: 'cites' }],
+          },
+          'write',
+        );
+        expect(seq).toBe(3);
+        // A link to another agent's record is refused by the composite foreign key itself (W4).
+        await expect(
+          store.query(
+            `INSERT INTO "MemoryLink" ("agentId", "memoryId", position, "targetMemoryId", "linkType")
+             VALUES ('${a}', '${id('f', 4)}', 1, '${id('f', 3)}', 'cites')`,
+          ),
+        ).rejects.toThrow();
+      } finally {
+        await store.close();
+        await rm(earlier, { recursive: true, force: true });
       }
     },
   );

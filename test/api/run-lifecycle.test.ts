@@ -39,7 +39,7 @@ const rowsOf = (runId: string) =>
   h.db.prisma.memory.findMany({ where: { sourceRunId: runId }, select: { id: true, createdAt: true } });
 
 async function runIdentity(runId: string) {
-  const run = await h.db.prisma.run.findUniqueOrThrow({ where: { id: runId }, include: { producer: true } });
+  const run = await h.db.prisma.run.findFirstOrThrow({ where: { id: runId }, include: { producer: true } });
   return { ...run, producerName: run.producer.name };
 }
 
@@ -86,7 +86,7 @@ describe('W9: runs write only while RUNNING', () => {
       if (i === 60) writes.push(finish(run.runId).then(() => ({ stored: null, refused: false })));
     }
     const answers = await Promise.all(writes);
-    const run_ = await h.db.prisma.run.findUniqueOrThrow({ where: { id: run.runId } });
+    const run_ = await h.db.prisma.run.findFirstOrThrow({ where: { id: run.runId } });
     const rows = await rowsOf(run.runId);
     const acknowledged = answers.flatMap((a) => (a.stored ? [a.stored] : []));
     // Every stored row was acknowledged, every acknowledged one is stored; the rest were refused.

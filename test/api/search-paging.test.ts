@@ -26,7 +26,7 @@ const T0 = Date.parse('2026-09-01T10:00:00.000Z');
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ layout: 'plain' }); // B11 names the plain layout's GIN index
 });
 afterAll(async () => {
   await h.close();

@@ -198,7 +198,7 @@ describe.skipIf(!testDatabaseUrl)('named statements: their generic plans', () =>
   let dataset: PlanDataset;
 
   beforeAll(async () => {
-    db = await createTestDatabase({ beforeStatement: capture.hook });
+    db = await createTestDatabase({ beforeStatement: capture.hook, layout: 'plain' });
     dataset = await loadPlanDataset(db.url!);
     statements = await sendEveryNamedStatement(db, capture, dataset);
     client = new pg.Client({ connectionString: db.url });

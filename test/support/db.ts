@@ -14,13 +14,18 @@ import { testDatabaseUrl, withDatabaseName } from './env.js';
 const TEST_STATEMENT_TIMEOUT_MS = 30_000;
 
 export async function createTestDatabase(
-  options: Pick<DatabaseConfig, 'onStatement' | 'beforeStatement' | 'statementTimeoutMs'> = {},
+  options: Pick<DatabaseConfig, 'onStatement' | 'beforeStatement' | 'statementTimeoutMs'> & {
+    /** D3: `plain` whatever the run's layout (TEST_DATABASE_LAYOUT): plan shapes, index names. */
+    layout?: 'plain';
+  } = {},
 ): Promise<Database & { url?: string }> {
   if (testDatabaseUrl) {
     const name = `memory_test_${randomUUID().replace(/-/g, '')}`;
+    const template =
+      options.layout === 'plain' ? inject('postgresPlainTemplate') : inject('postgresTemplate');
     const admin = new pg.Client({ connectionString: withDatabaseName(testDatabaseUrl, 'postgres') });
     await admin.connect();
-    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplate')}`);
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
     await admin.end();
     const url = withDatabaseName(testDatabaseUrl, name);
     const db = await openDatabase({

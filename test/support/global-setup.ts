@@ -8,12 +8,15 @@ import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/store/db.js';
-import { testDatabaseUrl, withDatabaseName } from './env.js';
+import { testDatabaseLayout, testDatabaseUrl, withDatabaseName } from './env.js';
+import { partitionByAgent } from './partitioned.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     pgliteSnapshot: string;
     postgresTemplate: string;
+    /** The same, always in the plain layout (equal to postgresTemplate unless the run is partitioned). */
+    postgresPlainTemplate: string;
   }
 }
 
@@ -30,9 +33,19 @@ export default async function setup(project: TestProject): Promise<() => Promise
         throw error;
       })
     : null;
+  const partitioned =
+    template && testDatabaseLayout === 'partitioned'
+      ? await postgresTemplate(testDatabaseUrl!, template.name).catch(async (error: unknown) => {
+          await template.drop();
+          await snapshot.remove();
+          throw error;
+        })
+      : null;
   project.provide('pgliteSnapshot', snapshot.file);
-  project.provide('postgresTemplate', template?.name ?? '');
+  project.provide('postgresTemplate', (partitioned ?? template)?.name ?? '');
+  project.provide('postgresPlainTemplate', template?.name ?? '');
   return async () => {
+    await partitioned?.drop();
     await template?.drop();
     await snapshot.remove();
   };
@@ -49,15 +62,20 @@ async function pgliteSnapshot(): Promise<{ file: string; remove(): Promise<void>
   return { file, remove: () => rm(folder, { recursive: true, force: true }) };
 }
 
-async function postgresTemplate(serverUrl: string): Promise<{ name: string; drop(): Promise<void> }> {
+/** A migrated template; from `plain` (a migrated template): a copy rewritten into the partitioned layout. */
+async function postgresTemplate(
+  serverUrl: string,
+  plain?: string,
+): Promise<{ name: string; drop(): Promise<void> }> {
   const name = `memory_test_template_${randomBytes(6).toString('hex')}`;
   const adminUrl = withDatabaseName(serverUrl, 'postgres');
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.query(plain ? `CREATE DATABASE ${name} TEMPLATE ${plain}` : `CREATE DATABASE ${name}`);
   await admin.end();
   const db = await openDatabase({ databaseUrl: withDatabaseName(serverUrl, name), dataDir: '' });
-  await db.migrate();
+  if (plain) await partitionByAgent((text, params) => db.sql.query(text, params));
+  else await db.migrate();
   await db.close();
   return {
     name,

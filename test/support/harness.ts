@@ -64,12 +64,15 @@ export interface HarnessOptions {
   beforeStatement?: StatementHook;
   /** S7: the read bound of the test's database (PostgreSQL). */
   statementTimeoutMs?: number;
+  /** D3: the plain layout whatever TEST_DATABASE_LAYOUT says (tests of plan shapes and index names). */
+  layout?: 'plain';
 }
 
 const databaseOptions = (options: HarnessOptions) => ({
   onStatement: options.recorder?.listener,
   beforeStatement: options.beforeStatement,
   statementTimeoutMs: options.statementTimeoutMs,
+  layout: options.layout,
 });
 
 /** The service over a fresh database of the run's kind (PGlite, or PostgreSQL with TEST_DATABASE_URL). */

@@ -135,8 +135,8 @@ export async function sendEveryNamedStatement(
   const { big, small } = dataset;
   const livenesses: (TokenLiveness | null)[] = [
     null,
-    { kind: 'run', runId: dataset.runningRunId },
-    { kind: 'operator', operatorTokenId: dataset.operatorTokenId },
+    { kind: 'run', agentId: big.id, runId: dataset.runningRunId },
+    { kind: 'operator', agentId: big.id, operatorTokenId: dataset.operatorTokenId },
   ];
   const needs = needsSets(dataset.readable);
   // Page 2 continues below a record two hours before the newest.
@@ -189,12 +189,13 @@ export async function sendEveryNamedStatement(
       for (const liveness of livenesses)
         await send(() => findRecord(db.sql, dataset.recordId, some, readable, liveness));
     }
-    for (const owner of [null, big.id])
-      await send(() => findRecordsByIds(db.sql, owner, [dataset.recordId, ...dataset.linkedIds], some));
+    const ids = [dataset.recordId, ...dataset.linkedIds];
+    for (const owner of [ids.map(() => big.id), big.id])
+      await send(() => findRecordsByIds(db.sql, owner, ids, some));
     const at = new Date(DATASET_END.getTime() - 30 * DAY);
     await send(() => listLearnings(db.sql, { agentId: big.id, instrument: 'SOL', at }, some));
   }
-  await send(() => findByIdempotencyKey(db, dataset.traderId, dataset.idempotencyKey));
+  await send(() => findByIdempotencyKey(db, big.id, dataset.traderId, dataset.idempotencyKey));
   await send(() => searchTextsMatching(db.sql, big.id, dataset.recordId, ['bearish', 'funding -sol']));
   return [...byName.values()];
 }

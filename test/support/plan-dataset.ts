@@ -125,8 +125,8 @@ function datasetStatements(records: number): string[] {
        SELECT ${memoryOf('n')}, t.position, ${inst}[t.i], ${agentOf('a')}, ${producerOf('a', 'p')}, ${KINDS}[p + 1]::"RunKind", type, false, created
        FROM plan_rec CROSS JOIN LATERAL (VALUES (0, i1), (1, i2)) t(position, i)
        WHERE scope = 'INSTRUMENTS' AND t.i IS NOT NULL`,
-    `INSERT INTO "MemoryLink" ("memoryId", position, "targetMemoryId", "linkType")
-       SELECT ${memoryOf('n')}, k, ${memoryOf('n - 20 * (k + 1)')}, 'considered'
+    `INSERT INTO "MemoryLink" ("agentId", "memoryId", position, "targetMemoryId", "linkType")
+       SELECT ${agentOf('a')}, ${memoryOf('n')}, k, ${memoryOf('n - 20 * (k + 1)')}, 'considered'
        FROM plan_rec, generate_series(0, 1) k WHERE type = 'trading_decision' AND n >= 40`,
     `UPDATE "Agent" g SET "lastSeq" = c.seq FROM (SELECT a, max(seq) AS seq FROM plan_rec GROUP BY a) c WHERE g.id = ${agentOf('c.a')}`,
     `INSERT INTO "OperatorToken" (id, "agentId", label, "tokenHash", "createdAt")

@@ -9,9 +9,13 @@ export interface RoundTrips {
 
 export class StatementRecorder {
   private log: ObservedStatement[] | null = null;
+  /** Every statement recorded so far, with its values (D3: EXPLAINed on the partitioned layout). */
+  readonly recorded: ObservedStatement[] = [];
 
   readonly listener: StatementListener = (statement) => {
-    this.log?.push(statement);
+    if (!this.log) return;
+    this.log.push(statement);
+    this.recorded.push(statement);
   };
 
   /** The statements sent while `work` runs (nothing else may talk to the database meanwhile). */
