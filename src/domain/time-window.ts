@@ -24,6 +24,8 @@ export const MAX_RANGE_DAYS = 366;
 const ROLLING_HOURS: Record<RollingWindow, number> = { LAST_1H: 1, LAST_6H: 6, LAST_24H: 24 };
 const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 const HOUR_MS = 3_600_000;
+/** The last instant an ISO-8601 DateTime can show (a window's end past it could not be answered). */
+const LAST_INSTANT_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /** Zone names already checked (luxon builds an Intl.DateTimeFormat per check: 1.5 % of a page's CPU). */
 const checkedZones = new Map<string, boolean>();
@@ -107,12 +109,9 @@ export function resolveTimeWindow(
   if (days + 1 > MAX_RANGE_DAYS) {
     return fail('window', `A date range may cover at most ${MAX_RANGE_DAYS} days (inclusive).`);
   }
-  return {
-    ok: true,
-    window: {
-      from: start.toJSDate(),
-      to: lastDay.plus({ days: 1 }).startOf('day').toJSDate(),
-      rolling: false,
-    },
-  };
+  const to = lastDay.plus({ days: 1 }).startOf('day').toJSDate();
+  if (to.getTime() > LAST_INSTANT_MS) {
+    return fail(toDate ? 'window.toDate' : 'window.fromDate', 'A date range must end by 9999-12-31.');
+  }
+  return { ok: true, window: { from: start.toJSDate(), to, rolling: false } };
 }

@@ -345,6 +345,24 @@ describe('memories — time filters (B3)', () => {
     );
     expect(longest.window).toEqual({ from: '2025-01-01T00:00:00.000Z', to: '2026-01-02T00:00:00.000Z' });
   });
+  it('B3: a date range must end by 9999-12-31 (the last instant a DateTime shows): later is a validation error, not a fault', async () => {
+    const fx = await createAgentFixture(h);
+    for (const window of [
+      { fromDate: '9999-12-31' },
+      { fromDate: '9999-12-30', toDate: '9999-12-31', timeZone: 'America/New_York' },
+    ]) {
+      const listed = await h.gql(MEMORIES, { filter: { window } }, fx.operatorToken);
+      expect(errorOf(listed), JSON.stringify(window)).toMatchObject({ code: 'BAD_USER_INPUT' });
+      const typed = await h.gql(MEMORY_TYPES, { window }, fx.operatorToken);
+      expect(errorOf(typed), JSON.stringify(window)).toMatchObject({ code: 'BAD_USER_INPUT' });
+    }
+    // The last day that ends within year 9999 in its zone is answered.
+    const last = await page(
+      { filter: { window: { fromDate: '9999-12-30', timeZone: 'UTC' } } },
+      fx.operatorToken,
+    );
+    expect(last.window).toEqual({ from: '9999-12-30T00:00:00.000Z', to: '9999-12-31T00:00:00.000Z' });
+  });
 });
 
 describe('memories — pagination (B4)', () => {
