@@ -35,7 +35,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     : null;
   const partitioned =
     template && testDatabaseLayout === 'partitioned'
-      ? await postgresTemplate(testDatabaseUrl!, template.name).catch(async (error: unknown) => {
+      ? await postgresTemplate(templateServer!, template.name).catch(async (error: unknown) => {
           await template.drop();
           await snapshot.remove();
           throw error;
