@@ -120,7 +120,7 @@ export async function requireLive(db: Database, caller: Caller): Promise<CallerR
       return { caller: null, failure: { reason: 'inactive', detail: `run ${caller.run.id} is ${status}` } };
     }
   } else {
-    const revokedAt = await operatorTokenRevokedAt(db.sql, caller.operatorTokenId);
+    const revokedAt = await operatorTokenRevokedAt(db.sql, caller.agentId, caller.operatorTokenId);
     if (revokedAt === undefined) return UNKNOWN;
     if (revokedAt !== null) return { caller: null, failure: { reason: 'inactive', detail: REVOKED } };
   }

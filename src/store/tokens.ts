@@ -78,13 +78,13 @@ export async function liveTokenHashes(sql: Sql, tokenHashes: string[]): Promise<
 /** An operator token's revocation instant (null: not revoked; undefined: no such token) — S6. */
 export async function operatorTokenRevokedAt(
   sql: Sql,
+  agentId: string,
   operatorTokenId: string,
 ): Promise<Date | null | undefined> {
-  // Asked only after a read found nothing (S14). By id alone: OperatorToken is small (a few rows
-  // per agent), but on Citus this statement visits every shard (docs/scaling.md).
+  // Asked only after a read found nothing (S14); names the token's agent, so one shard answers (D2).
   const [token] = await sql.query<{ revokedAt: Date | null }>(
-    'SELECT "revokedAt" FROM "OperatorToken" WHERE id = $1',
-    [operatorTokenId],
+    'SELECT "revokedAt" FROM "OperatorToken" WHERE "agentId" = $1 AND id = $2',
+    [agentId, operatorTokenId],
   );
   return token === undefined ? undefined : token.revokedAt;
 }

@@ -142,7 +142,7 @@ describe('S14: remembered token identities (with W9, S6)', () => {
     );
     expect(empty.statements).toEqual([
       expect.stringMatching(/^sql: WITH record/),
-      'sql: SELECT revokedAt FROM OperatorToken WHERE id = $',
+      'sql: SELECT revokedAt FROM OperatorToken WHERE agentId = $ AND id = $',
     ]);
   });
 

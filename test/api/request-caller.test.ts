@@ -35,7 +35,7 @@ describe('S14: one caller resolution per request', () => {
       expect(JSON.stringify(await response.json())).not.toContain('isError":true');
     });
     expect(tokenReads(trips.statements)).toEqual([
-      'sql: SELECT id, agentId, revokedAt FROM OperatorToken WHERE tokenHash = $',
+      'sql: SELECT id, agentId, revokedAt FROM OperatorToken o WHERE o.agentId = $ AND tokenHash = $',
     ]);
   });
 
@@ -44,6 +44,8 @@ describe('S14: one caller resolution per request', () => {
     const trips = await recorder.during(() =>
       h.ok('{ viewer { kind } agents { id } instruments { id } }', {}, fx.operatorToken),
     );
-    expect(tokenReads(trips.statements)).toEqual(['sql: SELECT revokedAt FROM OperatorToken WHERE id = $']);
+    expect(tokenReads(trips.statements)).toEqual([
+      'sql: SELECT revokedAt FROM OperatorToken WHERE agentId = $ AND id = $',
+    ]);
   });
 });
