@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint';
  */
 const LAYERS = [
   ['domain'],
-  ['store', 'logger', 'metrics'],
+  ['store', 'records', 'logger', 'metrics'],
   ['service', 'auth', 'live', 'log-policy'],
   ['schema', 'http', 'transport', 'demo', 'mcp'],
   ['server'],
@@ -18,6 +18,7 @@ const LAYERS = [
 const FOLDERS = new Set([
   'domain',
   'store',
+  'records',
   'service',
   'auth',
   'live',

@@ -4,7 +4,7 @@ import type { Caller } from './caller.js';
 import { may, roleOf, type Capability } from './access-table.js';
 import { ForbiddenError, InputError } from '../domain/errors.js';
 import { TRADING_DECISION } from '../domain/write-validation.js';
-import type { RecordReadFilter } from '../store/memory-record.js';
+import type { RecordReadFilter } from '../records/record-shape.js';
 
 /**
  * The scopes of a caller (`@pothos/plugin-scope-auth`): one per capability of the access table, true

@@ -1,7 +1,7 @@
 // The export's two formats (B12): NDJSON lines of the REST record view, and CSV rows of
 // the columns below. Both read a record through toMemoryView, so a field means the same everywhere.
-import type { MemoryRecord } from '../store/memory-record.js';
-import { toMemoryView } from '../store/memory-view.js';
+import type { MemoryRecord } from '../records/record-shape.js';
+import { toMemoryView } from '../records/record-view.js';
 import { csvRecord } from './csv.js';
 
 export type ExportFormat = 'ndjson' | 'csv';

@@ -16,7 +16,7 @@ import type { ReadBudget } from '../service/read-budget.js';
 import type { TokenSessions } from '../live/token-sessions.js';
 import { exportPages } from '../service/export-memories.js';
 import type { Database } from '../store/db.js';
-import type { MemoryRecord } from '../store/memory-record.js';
+import type { MemoryRecord } from '../records/record-shape.js';
 import { API_CSP } from './browser-policy.js';
 import { FORMATS, type ExportFormat } from './export-format.js';
 import { inParameterWords, parameterOfField, parseExportQuery } from './export-query.js';

@@ -6,7 +6,7 @@ import type { RequestCaller } from '../auth/request-caller.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { writeMemory, type MemoryWrite, type WriteDeps } from '../service/write-memory.js';
-import { toMemoryView } from '../store/memory-view.js';
+import { toMemoryView } from '../records/record-view.js';
 import type { ServingContext } from './auth-gate.js';
 import { json } from './json.js';
 import { BodyTooLarge, MAX_REST_BODY_BYTES, readCapped } from './request-body.js';

@@ -3,7 +3,7 @@ import * as admin from '../store/admin.js';
 import { importMemories } from '../service/import-memories.js';
 import { builder, needs } from './builder.js';
 import { RunKindEnum, RunStatusEnum } from './enums.js';
-import { findRecordsByIds } from '../store/record-reads.js';
+import { findRecordsByIds } from '../records/record-reads.js';
 import { MemoryRef, recordInputFields } from './memory.js';
 import { recordNeeds } from './record-needs.js';
 

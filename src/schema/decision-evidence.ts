@@ -1,7 +1,7 @@
 // B10: DecisionAudit.considered — each considered record's freshness at the decision and now, and
 // whether (and why not) it was in the decision instrument's context at that instant.
 import { judgeConsidered, type ConsideredView } from '../service/decision-evidence.js';
-import { findRecordsByIds } from '../store/record-reads.js';
+import { findRecordsByIds } from '../records/record-reads.js';
 import { builder } from './builder.js';
 import { FreshnessEnum } from './enums.js';
 import { FreshnessStateEnum } from './freshness.js';

@@ -13,7 +13,7 @@ import {
   type TimelineLaneView,
 } from '../service/freshness.js';
 import type { Database } from '../store/db.js';
-import { findRecordsByIds } from '../store/record-reads.js';
+import { findRecordsByIds } from '../records/record-reads.js';
 import { ProducerRef } from './admin.js';
 import { builder } from './builder.js';
 import { MemoryRef } from './memory.js';

@@ -1,7 +1,7 @@
 // B13 Memory.linkedFrom: what links to a record — the other direction of `links`, under the caller's read
 // rules (§1), so the operator page opens every record from every record that cites it.
 import { linkedFromReadFilter } from '../auth/access.js';
-import { backlinksArgs, type Backlink } from '../store/memory-record.js';
+import { backlinksArgs, type Backlink } from '../records/record-shape.js';
 import { builder } from './builder.js';
 import { MemoryRef } from './memory.js';
 

@@ -12,9 +12,9 @@ import {
 import { freshnessAt } from '../domain/expiry.js';
 import type { MemoryLink, Provenance } from '../domain/types.js';
 import { writeMemory, type WrittenMemory } from '../service/write-memory.js';
-import { toProvenance } from '../store/memory-record.js';
-import { findRecord } from '../store/record-reads.js';
-import type { LoadedRecord } from '../store/record-rows.js';
+import { toProvenance } from '../records/record-shape.js';
+import { findRecord } from '../records/record-reads.js';
+import type { LoadedRecord } from '../records/record-rows.js';
 import { builder, checksTheTokenItself, needs } from './builder.js';
 import { recordNeeds } from './record-needs.js';
 import { FreshnessEnum, MemoryScopeEnum, RunKindEnum, RunStatusEnum } from './enums.js';

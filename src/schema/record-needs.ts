@@ -11,7 +11,7 @@ import {
 } from 'graphql';
 import { linkedFromReadFilter } from '../auth/access.js';
 import type { Caller } from '../auth/caller.js';
-import type { RecordNeeds } from '../store/record-rows.js';
+import type { RecordNeeds } from '../records/record-rows.js';
 
 type Part = 'content' | 'metadata' | 'targets' | 'links' | 'provenance';
 

@@ -10,7 +10,7 @@ import {
   type TradingContextView,
 } from '../service/trading-context.js';
 import { findDecisionForAudit, type ContextQuery, type DecisionForAudit } from '../store/trading-context.js';
-import { findRecord, findRecordsByIds, listLearnings } from '../store/record-reads.js';
+import { findRecord, findRecordsByIds, listLearnings } from '../records/record-reads.js';
 import type { Database } from '../store/db.js';
 import { instrumentStanding } from '../store/instruments.js';
 import { builder, checksTheTokenItself, needs } from './builder.js';

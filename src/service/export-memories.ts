@@ -5,8 +5,8 @@ import type { CursorPosition } from '../domain/cursor.js';
 import type { ResolvedFilter } from '../domain/memory-filter.js';
 import { committedSeq, listMemoryPage } from '../store/browse.js';
 import type { Database } from '../store/db.js';
-import type { MemoryRecord } from '../store/memory-record.js';
-import { WHOLE_RECORD, wholeRecord } from '../store/record-rows.js';
+import type { MemoryRecord } from '../records/record-shape.js';
+import { WHOLE_RECORD, wholeRecord } from '../records/record-rows.js';
 
 /** Records per statement: a page is what the export holds in memory (≈ 100 × a record's size, W7 bounds it). */
 export const EXPORT_PAGE_SIZE = 100;

@@ -6,7 +6,7 @@ import { evaluateStoredExpiry } from '../domain/expiry.js';
 import { requireWriteShape } from '../domain/write-validation.js';
 import type { CommittedMemory, MemoryEvents } from '../live/events.js';
 import type { Database, Sql } from '../store/db.js';
-import { findImportRun, insertMemory } from '../store/memories.js';
+import { findImportRun, insertMemory } from '../records/record-write.js';
 import type { MemoryWrite } from './write-memory.js';
 
 export const MAX_IMPORT_BATCH = 1000;

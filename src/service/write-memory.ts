@@ -17,8 +17,13 @@ import type { Metrics } from '../metrics.js';
 import type { MemoryEvents } from '../live/events.js';
 import type { Database } from '../store/db.js';
 import { isUniqueViolation } from '../store/errors.js';
-import type { MemoryRecord } from '../store/memory-record.js';
-import { findByIdempotencyKey, insertedRecord, insertMemory, type MemoryInsert } from '../store/memories.js';
+import type { MemoryRecord } from '../records/record-shape.js';
+import {
+  findByIdempotencyKey,
+  insertedRecord,
+  insertMemory,
+  type MemoryInsert,
+} from '../records/record-write.js';
 import { selectedInstruments } from '../store/instruments.js';
 import { runStatus } from '../store/tokens.js';
 

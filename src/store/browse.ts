@@ -5,7 +5,7 @@ import type { CursorPosition } from '../domain/cursor.js';
 import { MAX_PAGE_SIZE, type FilterFacts, type ResolvedFilter } from '../domain/memory-filter.js';
 import type { Database } from './db.js';
 import { filterSql, parameters, statementName } from './filter-sql.js';
-import { loadRecords, type LoadedRecord, type RecordNeeds } from './record-rows.js';
+import { loadRecords, type LoadedRecord, type RecordNeeds } from '../records/record-rows.js';
 import { withLiveness, type TokenLiveness } from './tokens.js';
 
 export interface MemoryPage {

@@ -13,8 +13,8 @@ const failure = await vi.hoisted(async () => {
   await import('../support/setup.js');
   return { on: false, calls: 0 };
 });
-vi.mock('../../src/store/record-reads.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../src/store/record-reads.js')>();
+vi.mock('../../src/records/record-reads.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/records/record-reads.js')>();
   return {
     ...original,
     findRecord: async (...args: Parameters<typeof original.findRecord>) => {
@@ -46,7 +46,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await h.close();
   // The next file in this worker imports the real module again.
-  vi.doUnmock('../../src/store/record-reads.js');
+  vi.doUnmock('../../src/records/record-reads.js');
   vi.resetModules();
 });
 

@@ -10,7 +10,7 @@ import {
   type AgentFixture,
   type Harness,
 } from '../support/harness.js';
-import { backlinksArgs } from '../../src/store/memory-record.js';
+import { backlinksArgs } from '../../src/records/record-shape.js';
 
 const BACKLINKS = 'linkedFrom { linkType sourceMemoryId sourceType sourceCreatedAt }';
 const MEMORY = `query($id: UUID!) { memory(id: $id) { id ${BACKLINKS} } }`;

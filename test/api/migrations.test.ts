@@ -13,7 +13,7 @@ import {
   migrationsDir,
   readMigrationList,
 } from '../../src/store/migrate.js';
-import { insertMemory } from '../../src/store/memories.js';
+import { insertMemory } from '../../src/records/record-write.js';
 import { findOperatorByTokenHash, findRunByTokenHash, runStatus } from '../../src/store/tokens.js';
 import { createTestDatabase } from '../support/db.js';
 import { testDatabaseUrl, withDatabaseName } from '../support/env.js';

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PAGE_SIZE } from '../../src/domain/memory-filter.js';
-import { insertMemory, type MemoryInsert } from '../../src/store/memories.js';
+import { insertMemory, type MemoryInsert } from '../../src/records/record-write.js';
 import { createTestDatabase } from '../support/db.js';
 import { testDatabaseUrl } from '../support/env.js';
 import {
@@ -85,26 +85,26 @@ const EXPECTED: Expected[] = [
     exact: (g) => g.filter === 'all',
   },
   {
-    source: 'src/store/record-reads.ts#findRecord',
+    source: 'src/records/record-reads.ts#findRecord',
     names: new RegExp(`^record_[01]{3}[RO]?_${NEEDS}$`),
     indexes: (g) => withBacklinks(g, PRIMARY_KEY),
     exact: () => true,
   },
   {
-    source: 'src/store/record-reads.ts#findRecordsByIds',
+    source: 'src/records/record-reads.ts#findRecordsByIds',
     names: new RegExp(`^record_ids(?:_any)?_${NEEDS}$`),
     indexes: (g) => withBacklinks(g, PRIMARY_KEY),
     exact: () => true,
   },
   {
-    source: 'src/store/record-reads.ts#listLearnings',
+    source: 'src/records/record-reads.ts#listLearnings',
     names: new RegExp(`^learnings_c10_${NEEDS}$`),
     indexes: (g) => withBacklinks(g, TYPE_INDEX),
     maxRows: 20,
     ordered: true,
   },
   {
-    source: 'src/store/memories.ts#findByIdempotencyKey',
+    source: 'src/records/record-write.ts#findByIdempotencyKey',
     names: new RegExp(`^record_idem_${NEEDS}$`),
     indexes: (g) => withBacklinks(g, 'Memory_producerId_idempotencyKey_key'),
     exact: () => true,
@@ -121,14 +121,14 @@ const EXPECTED: Expected[] = [
  * Sites whose named statement is prepared on the write pool, where plans stay PostgreSQL's choice (no
  * forced generic plan), so a cached generic plan must read every growing table by key.
  */
-const PREPARED_WRITES = ['src/store/memories.ts#insertMemory'];
+const PREPARED_WRITES = ['src/records/record-write.ts#insertMemory'];
 
 /** Sites that pass a caller's name on (or call something else `query`): they name nothing themselves. */
 const PASSING_ON = [
   'src/http/compiled-queries.ts#compiledQueries', // graphql-jit's compiled query(root, context, variables)
   'src/store/db.ts#pgliteSql', // PGlite's query(text, params, options): PGlite has no statement names
   'src/store/pg-pools.ts#pgSql',
-  'src/store/record-rows.ts#loadRecords',
+  'src/records/record-rows.ts#loadRecords',
   'src/store/slots.ts#gated',
   'src/store/statement-observer.ts#observeSql',
 ];

@@ -5,7 +5,7 @@
 // is the same data; ANALYZE reads every row, so the statistics are the same every run too.
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import type { RecordReadFilter } from '../../src/store/memory-record.js';
+import type { RecordReadFilter } from '../../src/records/record-shape.js';
 
 /** The newest record's createdAt: fixed, so windows and freshness mean the same rows every run. */
 export const DATASET_END = new Date('2026-09-01T00:00:00.000Z');

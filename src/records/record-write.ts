@@ -10,11 +10,11 @@ import {
 } from '../domain/errors.js';
 import { isCorrection } from '../domain/write-validation.js';
 import type { JsonObject, MemoryLink, MemoryScope, RunIdentity, RunKind } from '../domain/types.js';
-import type { Database, Sql } from './db.js';
-import type { MemoryRecord } from './memory-record.js';
+import type { Database, Sql } from '../store/db.js';
+import type { MemoryRecord } from './record-shape.js';
 import { loadRecords, WHOLE_RECORD, wholeRecord } from './record-rows.js';
-import type { Prisma } from './generated/prisma/client.js';
-import { namedStatement } from './named-sql.js';
+import type { Prisma } from '../store/generated/prisma/client.js';
+import { namedStatement } from '../store/named-sql.js';
 
 /** One stored record as the write statement takes it; link target ids are lowercase. */
 export interface MemoryInsert {

@@ -1,6 +1,6 @@
 // A record as the REST mirror and the demo output show it (snake_case), from the one record shape.
 import { freshnessAt } from '../domain/expiry.js';
-import { toProvenance, type MemoryRecord } from './memory-record.js';
+import { toProvenance, type MemoryRecord } from './record-shape.js';
 
 /** The REST (snake_case) view of a record. */
 export function toMemoryView(row: MemoryRecord, now: Date) {

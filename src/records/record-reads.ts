@@ -1,12 +1,12 @@
 // Memory records by id, by ids and as learnings (C10), each in ONE named statement with what the
 // selection needs (./record-rows.ts), instead of a Prisma statement per relation.
 import { AGENT_LEARNINGS } from '../domain/write-validation.js';
-import type { Sql } from './db.js';
-import type { RecordReadFilter } from './memory-record.js';
+import type { Sql } from '../store/db.js';
+import type { RecordReadFilter } from './record-shape.js';
 import { loadRecords, type LoadedRecord, type RecordNeeds } from './record-rows.js';
-import { anyAgent } from './any-agent.js';
-import { withLiveness, type TokenLiveness } from './tokens.js';
-import { LEARNINGS_LIMIT, type ContextQuery } from './trading-context.js';
+import { anyAgent } from '../store/any-agent.js';
+import { withLiveness, type TokenLiveness } from '../store/tokens.js';
+import { LEARNINGS_LIMIT, type ContextQuery } from '../store/trading-context.js';
 
 /**
  * One record by id with what `needs` asks for, in one named statement; null when none is readable

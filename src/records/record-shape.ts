@@ -1,7 +1,7 @@
 // The one shape of a stored record: every column, its targets and links in written order, and the
 // run that wrote it. Its TypeScript type is derived from the select, never redeclared.
 import type { Provenance } from '../domain/types.js';
-import type { Prisma } from './generated/prisma/client.js';
+import type { Prisma } from '../store/generated/prisma/client.js';
 
 /** The run columns a record's provenance shows (§1). */
 export const provenanceSelect = {

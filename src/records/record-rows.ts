@@ -1,9 +1,9 @@
 // Records in ONE statement: the Memory columns a selection needs with its targets,
 // links and provenance as correlated subqueries and joins, converted to the one record shape
-// (./memory-record.ts) — instead of one Prisma statement per relation.
-import type { Sql } from './db.js';
-import { BACKLINKS_LIMIT, type Backlink, type MemoryRecord, type RecordReadFilter } from './memory-record.js';
-import type { Prisma } from './generated/prisma/client.js';
+// (./record-shape.ts) — instead of one Prisma statement per relation.
+import type { Sql } from '../store/db.js';
+import { BACKLINKS_LIMIT, type Backlink, type MemoryRecord, type RecordReadFilter } from './record-shape.js';
+import type { Prisma } from '../store/generated/prisma/client.js';
 
 /** What a selection needs beyond the small columns, which are always loaded (cheap). */
 export interface RecordNeeds {
