@@ -117,10 +117,10 @@ export function serviceWithPeerFieldsSide(url: string, pid: number): Side {
 }
 
 const RECORD_FIELDS = `rowId type scope content metadata timeframe createdAt expiresAt expiryPolicy
-  memoryTargetsByMemoryId(orderBy: PRIMARY_KEY_ASC) { nodes { instrumentId } }`;
+  memoryTargetsByAgentIdAndMemoryId(orderBy: PRIMARY_KEY_ASC) { nodes { instrumentId } }`;
 const SERVICE_FIELDS = `sourceRunId
-  runBySourceRunId { producerId kind schedule evidenceBoundary status producerByProducerId { name } }
-  memoryLinksByMemoryId(orderBy: PRIMARY_KEY_ASC) { nodes { linkType targetMemoryId } }`;
+  runByAgentIdAndSourceRunId { producerId kind schedule evidenceBoundary status producerByAgentIdAndProducerId { name } }
+  memoryLinksByAgentIdAndMemoryId(orderBy: PRIMARY_KEY_ASC) { nodes { linkType targetMemoryId } }`;
 
 /** One document per operation, so no condition is ever `null` (which PostGraphile reads as IS NULL). */
 function postgraphileDocument(op: Op, fields: string): string {
@@ -165,7 +165,7 @@ export function postgraphileSide(url: string, pid: number, agentId: string, same
       pageDigest(
         json.data.allMemories.edges.map((e: any) => [
           e.node.rowId,
-          e.node.memoryTargetsByMemoryId.nodes.map((t: any) => t.instrumentId),
+          e.node.memoryTargetsByAgentIdAndMemoryId.nodes.map((t: any) => t.instrumentId),
         ]),
       ),
     after: (json) => json.data.allMemories.pageInfo.endCursor,
