@@ -4,6 +4,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveFilter } from '../../src/domain/memory-filter.js';
+import { WHOLE_RECORD } from '../../src/records/record-rows.js';
 import { listMemoryPage, listMemoryTypes } from '../../src/store/browse.js';
 import type { Database, Sql } from '../../src/store/db.js';
 import { FIRST_PAGE_QUERY } from '../../src/web/queries.js';
@@ -85,15 +86,7 @@ async function plansOf(text: string): Promise<{ page: string; types: string }> {
     },
   } as unknown as Database;
   const filter = resolveFilter({ text }, NEWEST);
-  const needs = {
-    content: true,
-    metadata: true,
-    targets: true,
-    links: true,
-    provenance: true,
-    backlinks: null,
-  };
-  await listMemoryPage(explaining, fx.agentId, filter, { first: 50, after: null }, needs);
+  await listMemoryPage(explaining, fx.agentId, filter, { first: 50, after: null }, WHOLE_RECORD);
   await listMemoryTypes(explaining, fx.agentId, filter);
   return { page: plans[0]!, types: plans[1]! };
 }
