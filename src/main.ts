@@ -10,7 +10,7 @@ import { createServer, type Server } from './server.js';
 import { createLiveEvents } from './live/index.js';
 import type { MemoryEvents } from './live/events.js';
 import { DEMO_AGENT_NAME, seedDemo } from './demo/seed.js';
-import { createOperatorToken } from './store/admin.js';
+import { createOperatorToken } from './service/admin.js';
 
 function loadConfigOrExit(): Config {
   try {

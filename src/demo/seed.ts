@@ -3,12 +3,14 @@
 import { scheduleMs, type Schedule } from '../domain/schedule.js';
 import type { RunIdentity } from '../domain/types.js';
 import { writeMemory, type MemoryWrite } from '../service/write-memory.js';
-import * as admin from '../store/admin.js';
+import * as admin from '../service/admin.js';
 import type { Database } from '../store/db.js';
 
 type DemoRun = RunIdentity & { producerName: string };
 /** Seeding happens before anyone can subscribe: nothing to announce. */
-const UNANNOUNCED = { publishMemoryAdded: async () => {} };
+/** The demo is seeded before the server listens: there is nobody to tell of its records and runs. */
+const UNANNOUNCED = { publishMemoryAdded: async () => {}, publishRunChanged: async () => {} };
+const NO_SESSIONS = { revoke: () => {} };
 
 export interface DemoSeed {
   agentId: string;
@@ -31,7 +33,11 @@ function demoWriter(db: Database, now: Date) {
     memoryCount: () => memoryCount,
     runAt: async (producerId: string, startedAt: Date, schedule: Schedule | null): Promise<DemoRun> => {
       const boundary = schedule ? floorTo(startedAt, schedule) : null;
-      const { run } = await admin.startRun(db, { producerId, evidenceBoundary: boundary }, startedAt);
+      const { run } = await admin.startRun(
+        { db, events: UNANNOUNCED, sessions: NO_SESSIONS },
+        { producerId, evidenceBoundary: boundary },
+        startedAt,
+      );
       return run;
     },
     write: async (run: DemoRun, writtenAt: Date, input: MemoryWrite) => {
@@ -44,7 +50,8 @@ function demoWriter(db: Database, now: Date) {
       );
       return written.record;
     },
-    finish: (run: DemoRun, finishedAt: Date) => admin.finishRun(db, run.id, 'SUCCEEDED', finishedAt),
+    finish: (run: DemoRun, finishedAt: Date) =>
+      admin.finishRun({ db, events: UNANNOUNCED, sessions: NO_SESSIONS }, run.id, 'SUCCEEDED', finishedAt),
   };
 }
 type DemoWriter = ReturnType<typeof demoWriter>;

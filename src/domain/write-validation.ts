@@ -24,6 +24,8 @@ export const LIMITS = {
 
 /** The link type that makes a record a correction of its target (C6). */
 export const CORRECTS = 'corrects';
+/** T1: the link type of a decision's evidence. */
+export const CONSIDERED = 'considered';
 
 export function isCorrection(links: readonly MemoryLink[]): boolean {
   return links.some((link) => link.linkType === CORRECTS);

@@ -2,8 +2,8 @@
 // redis-events.ts bridges them over Redis pub/sub (L3). Each instance adds one
 // target listener per agent and fans out to its local subscribers itself (no per-subscriber queue
 // objects in the hot path).
-import type { FilterFacts } from '../domain/memory-filter.js';
 import type { RunKind, RunStatus } from '../domain/types.js';
+import type { SequencedMemory } from '../store/browse.js';
 
 /** An event as it travels (JSON on the Redis wire): the record's place and its filter facts. */
 export interface MemoryAddedEvent {
@@ -20,12 +20,8 @@ export interface MemoryAddedEvent {
   expiresAt: string | null;
 }
 
-/** What a writer announces once its record has committed. */
-export interface CommittedMemory extends FilterFacts {
-  id: string;
-  agentId: string;
-  seq: number;
-}
+/** What a writer announces once its record has committed: its place and filter facts, and its agent. */
+export type CommittedMemory = SequencedMemory & { agentId: string };
 
 /** The event of a committed record. */
 export function eventOf(memory: CommittedMemory): MemoryAddedEvent {

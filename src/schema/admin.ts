@@ -1,5 +1,5 @@
 // The scheduler's operations (admin token): agents, instruments, producers, runs, operator tokens, imports.
-import * as admin from '../store/admin.js';
+import * as admin from '../service/admin.js';
 import { importMemories } from '../service/import-memories.js';
 import { builder, needs } from './builder.js';
 import { RunKindEnum, RunStatusEnum } from './enums.js';
@@ -221,8 +221,7 @@ builder.mutationFields((t) => ({
     type: StartRunPayload,
     args: { input: t.arg({ type: StartRunInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
-      const { run, token } = await admin.startRun(ctx.db, input, ctx.now());
-      await ctx.events.publishRunChanged({ runId: run.id, agentId: run.agentId, status: 'RUNNING' });
+      const { run, token } = await admin.startRun(ctx, input, ctx.now());
       return { token, runId: run.id, agentId: run.agentId };
     },
   }),
@@ -234,9 +233,7 @@ builder.mutationFields((t) => ({
       status: t.arg({ type: RunStatusEnum, required: true }),
     },
     resolve: async (query, _root, args, ctx) => {
-      const { tokenHash, agentId } = await admin.finishRun(ctx.db, args.runId, args.status, ctx.now());
-      ctx.sessions.revoke(tokenHash); // W9, L4: the run's open connections end now
-      await ctx.events.publishRunChanged({ runId: args.runId, agentId, status: args.status });
+      const { agentId } = await admin.finishRun(ctx, args.runId, args.status, ctx.now());
       return ctx.db.prisma.run.findUniqueOrThrow({
         ...query,
         where: { agentId_id: { agentId, id: args.runId } },
@@ -267,8 +264,7 @@ builder.mutationFields((t) => ({
       'S6, S10: the token stops working at once; its open WebSockets (closed 4403), SSE streams and exports end within 1 s on every instance.',
     args: { id: t.arg({ type: 'UUID', required: true }) },
     resolve: async (query, _root, args, ctx) => {
-      const revoked = await admin.revokeOperatorToken(ctx.db, args.id, ctx.now());
-      ctx.sessions.revoke(revoked.tokenHash);
+      const revoked = await admin.revokeOperatorToken(ctx, args.id, ctx.now());
       return ctx.db.prisma.operatorToken.findUniqueOrThrow({
         ...query,
         where: { agentId_id: { agentId: revoked.agentId, id: revoked.id } },

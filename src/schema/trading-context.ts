@@ -9,7 +9,8 @@ import {
   type ContextEntryView,
   type TradingContextView,
 } from '../service/trading-context.js';
-import { findDecisionForAudit, type ContextQuery, type DecisionForAudit } from '../store/trading-context.js';
+import type { ContextQuery } from '../store/trading-context.js';
+import { findDecisionForAudit, type DecisionForAudit } from '../store/decision-audit.js';
 import { findRecord, findRecordsByIds, listLearnings } from '../records/record-reads.js';
 import type { Database } from '../store/db.js';
 import { instrumentStanding } from '../store/instruments.js';

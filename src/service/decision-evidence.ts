@@ -3,7 +3,7 @@
 import { judgeEvidence, type EvidenceVerdict } from '../domain/decision-evidence.js';
 import { freshnessAt, type Freshness } from '../domain/expiry.js';
 import type { Database } from '../store/db.js';
-import type { DecisionForAudit } from '../store/trading-context.js';
+import type { DecisionForAudit } from '../store/decision-audit.js';
 import { loadTradingContext } from './trading-context.js';
 
 export interface ConsideredView extends EvidenceVerdict {

@@ -1,26 +1,19 @@
-// The scheduler's (admin) operations. Each is one transaction; bad input throws a typed error and writes nothing.
+// The statements of the scheduler's (admin) operations; their rules are service/admin.ts'. Each is
+// one transaction; a missing agent, producer or run, or a name taken, throws a typed error.
 import { randomUUID } from 'node:crypto';
-import { INSTRUMENT_ID_RULE, isInstrumentId } from '../domain/instrument-id.js';
-import { generateToken, hashToken } from '../domain/tokens.js';
-import { isSchedule, scheduleMs } from '../domain/schedule.js';
+import { hashToken } from '../domain/tokens.js';
 import { quoteInput } from '../domain/text-hygiene.js';
-import type { RunKind } from '../domain/types.js';
+import type { RunKind, RunStatus } from '../domain/types.js';
 import type { Database } from './db.js';
-import { ConflictError, InputError, NotFoundError, requireStorableText } from '../domain/errors.js';
+import { ConflictError, InputError, NotFoundError } from '../domain/errors.js';
 import { isUniqueViolation } from './errors.js';
 import { anyAgent } from './any-agent.js';
 import type { OperatorToken, Prisma, Producer } from './generated/prisma/client.js';
 
-const terminalStatuses = ['SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
-
-/** W10: admin text bound for a text column must be storable (requireStorableText) before any rule reads it. */
-export async function createAgent(db: Database, input: { name: string }) {
-  requireStorableText([['name', input.name]]);
-  const name = input.name.trim();
-  if (!name || name.length > 128) throw new InputError('name must be 1..128 characters', 'name');
+/** D1: the name's uniqueness across agents is the AgentName reference table's primary key. */
+export async function insertAgent(db: Database, name: string) {
   const id = randomUUID();
   try {
-    // D1: the name's uniqueness across agents is the AgentName reference table's primary key.
     const [, agent] = await db.prisma.$transaction([
       db.prisma.agentName.create({ data: { name, agentId: id } }),
       db.prisma.agent.create({ data: { id, name } }),
@@ -34,7 +27,6 @@ export async function createAgent(db: Database, input: { name: string }) {
 }
 
 export async function upsertInstrument(db: Database, input: { id: string; active: boolean }) {
-  if (!isInstrumentId(input.id)) throw new InputError(`id must be ${INSTRUMENT_ID_RULE}`, 'id');
   return db.prisma.instrument.upsert({
     where: { id: input.id },
     create: { id: input.id, active: input.active },
@@ -48,9 +40,13 @@ async function requireAgent(tx: Prisma.TransactionClient, agentId: string) {
   return agent;
 }
 
-/** Replaces the agent's selected set; deselection keeps history (`deselectedAt`), W3 keeps old targets intact. */
-export async function setAgentInstruments(db: Database, agentId: string, instrumentIds: string[], now: Date) {
-  requireStorableText(instrumentIds.map((id, index) => [`instrumentIds[${index}]`, id] as const));
+/** One transaction: every id must be in the catalog (the error names the first that is not). */
+export async function replaceAgentInstruments(
+  db: Database,
+  agentId: string,
+  instrumentIds: string[],
+  now: Date,
+) {
   const wanted = [...new Set(instrumentIds)];
   return db.prisma.$transaction(async (tx) => {
     await requireAgent(tx, agentId);
@@ -82,28 +78,23 @@ export async function setAgentInstruments(db: Database, agentId: string, instrum
   });
 }
 
-export async function createProducer(
+/** The producer and the first entry of its enablement history, in one transaction. */
+export async function insertProducer(
   db: Database,
-  input: { agentId: string; kind: RunKind; name: string; schedule?: string | null },
+  input: { agentId: string; kind: RunKind; name: string; schedule: string | null },
   now: Date,
 ) {
-  requireStorableText([['name', input.name]]);
-  const name = input.name.trim();
-  if (!name || name.length > 128) throw new InputError('name must be 1..128 characters', 'name');
-  const schedule = input.schedule ?? null;
-  if (schedule !== null && !isSchedule(schedule)) {
-    throw new InputError('schedule must be one of 1m 3m 5m 15m 30m 1h 2h 4h 8h 12h 1d, or null', 'schedule');
-  }
+  const { agentId, kind, name, schedule } = input;
   try {
     return await db.prisma.$transaction(async (tx) => {
-      await requireAgent(tx, input.agentId);
+      await requireAgent(tx, agentId);
       const id = randomUUID();
       const producer = await tx.producer.create({
-        data: { id, agentId: input.agentId, kind: input.kind, name, schedule, enabled: true, createdAt: now },
+        data: { id, agentId, kind, name, schedule, enabled: true, createdAt: now },
       });
       // The history starts with the creation, so enablement "as of" any later instant is answerable (C9).
       await tx.producerEnablement.create({
-        data: { id: randomUUID(), agentId: input.agentId, producerId: id, enabled: true, changedAt: now },
+        data: { id: randomUUID(), agentId, producerId: id, enabled: true, changedAt: now },
       });
       return producer;
     });
@@ -118,7 +109,7 @@ export async function createProducer(
  * D2: a producer named by id alone is found by its (agentId, id) key probed per agent (anyAgent: on
  * Citus the one statement that visits every shard); every later statement names its agent.
  */
-async function findProducer(tx: Prisma.TransactionClient, producerId: string) {
+export async function findProducer(tx: Prisma.TransactionClient, producerId: string) {
   const [producer] = await tx.$queryRawUnsafe<Producer[]>(
     `SELECT p.id, p."agentId", p.kind::text AS kind, p.name, p.schedule, p.enabled, p."createdAt"
        FROM "Producer" p WHERE ${anyAgent('p')} AND p.id = $1::uuid`,
@@ -128,6 +119,7 @@ async function findProducer(tx: Prisma.TransactionClient, producerId: string) {
   return producer;
 }
 
+/** C9: every change of enablement is kept with its instant; setting the current value changes nothing. */
 export async function setProducerEnabled(db: Database, producerId: string, enabled: boolean, now: Date) {
   return db.prisma.$transaction(async (tx) => {
     const producer = await findProducer(tx, producerId);
@@ -140,49 +132,27 @@ export async function setProducerEnabled(db: Database, producerId: string, enabl
   });
 }
 
-/** Starts a run: copies the producer's kind and schedule (immutable afterwards) and returns its token once. */
-export async function startRun(
+/** The run with the producer's kind and schedule copied, storing only its token's hash. */
+export async function insertRun(
   db: Database,
-  input: { producerId: string; evidenceBoundary?: Date | null },
+  producer: Producer,
+  evidenceBoundary: Date | null,
+  token: string,
   now: Date,
 ) {
-  const producer = await findProducer(db.prisma, input.producerId);
-  if (!producer.enabled) throw new ConflictError(`producer ${producer.name} is disabled`, 'producerId');
-  const boundary = input.evidenceBoundary ?? null;
-  if (producer.schedule && isSchedule(producer.schedule)) {
-    if (!boundary) {
-      throw new InputError(
-        `producer ${producer.name} runs every ${producer.schedule}: evidenceBoundary (the candle close) is required`,
-        'evidenceBoundary',
-      );
-    }
-    if (boundary.getTime() % scheduleMs(producer.schedule) !== 0) {
-      throw new InputError(
-        `evidenceBoundary must be a ${producer.schedule} candle close (UTC-aligned)`,
-        'evidenceBoundary',
-      );
-    }
-  } else if (boundary) {
-    throw new InputError(
-      `producer ${producer.name} is unscheduled: omit evidenceBoundary`,
-      'evidenceBoundary',
-    );
-  }
-  const token = generateToken('run', producer.agentId);
-  const run = await db.prisma.run.create({
+  return db.prisma.run.create({
     data: {
       id: randomUUID(),
       agentId: producer.agentId,
       producerId: producer.id,
       kind: producer.kind,
       schedule: producer.schedule,
-      evidenceBoundary: boundary,
+      evidenceBoundary,
       status: 'RUNNING',
       startedAt: now,
       tokenHash: hashToken(token),
     },
   });
-  return { run: { ...run, producerName: producer.name }, token };
 }
 
 /**
@@ -190,10 +160,7 @@ export async function startRun(
  * `finishedAt` is never before the last record the run wrote — whatever clock stamped that record.
  * Returns the run's token hash so open connections using it can be closed at once (S6, L4).
  */
-export async function finishRun(db: Database, runId: string, status: string, now: Date) {
-  if (!(terminalStatuses as readonly string[]).includes(status)) {
-    throw new InputError('status must be SUCCEEDED, FAILED or CANCELLED', 'status');
-  }
+export async function finishRun(db: Database, runId: string, status: RunStatus, now: Date) {
   return db.sqlTransaction(async (sql) => {
     const [run] = await sql.query<{ status: string; agentId: string; startedAt: Date; tokenHash: string }>(
       `SELECT status, "agentId", "startedAt", "tokenHash" FROM "Run" r WHERE ${anyAgent('r')} AND id = $1 FOR UPDATE`,
@@ -215,17 +182,18 @@ export async function finishRun(db: Database, runId: string, status: string, now
   });
 }
 
-export async function createOperatorToken(db: Database, agentId: string, label?: string | null) {
+/** The token of an existing agent, stored only as its hash. */
+export async function insertOperatorToken(
+  db: Database,
+  agentId: string,
+  label: string | null,
+  token: string,
+) {
   const agent = await db.prisma.agent.findUnique({ where: { id: agentId } });
   if (!agent) throw new NotFoundError(`agent ${agentId} does not exist`);
-  requireStorableText([['label', label]]);
-  const trimmed = label?.trim() || null;
-  if (trimmed && trimmed.length > 128) throw new InputError('label must be at most 128 characters', 'label');
-  const token = generateToken('op', agentId);
-  const operatorToken = await db.prisma.operatorToken.create({
-    data: { id: randomUUID(), agentId, label: trimmed, tokenHash: hashToken(token) },
+  return db.prisma.operatorToken.create({
+    data: { id: randomUUID(), agentId, label, tokenHash: hashToken(token) },
   });
-  return { token, agentId, operatorToken };
 }
 
 /** S6: a revoked token authenticates nothing from now on; revoking twice keeps the first instant. */

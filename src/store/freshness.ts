@@ -2,9 +2,8 @@
 // instruments selected at an instant, the latest decision per instrument with its evidence counts,
 // and a range's lane records, corrections, toggles and decisions — each one bounded statement.
 import type { MemoryScope } from '../domain/types.js';
-import { CORRECTS, TRADING_DECISION } from '../domain/write-validation.js';
+import { CONSIDERED, CORRECTS, TRADING_DECISION } from '../domain/write-validation.js';
 import type { Database } from './db.js';
-import { CONSIDERED } from './trading-context.js';
 
 const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
 

@@ -1,17 +1,14 @@
 // The trading context's reads (C1–C10, T3). ONE indexed statement returns the candidates (C1, the
 // latest of each group by index probes, C2, the corrections, C6) with provenance, producer enablement
 // at `at` and the research of the unexpired ones; ../service/trading-context.ts hands them to the pure
-// decision. Learnings (C10) and the audited decision's records (T3) are read by ./record-reads.ts.
+// decision. Learnings (C10) and the audited decision's records (T3) are read by ../records/record-reads.ts,
+// the audited decision itself by ./decision-audit.ts.
 import type { ContextCandidate, ContextResearch, CorrectionCandidate } from '../domain/trading-context.js';
 import type { MemoryScope, Provenance, RunKind, RunStatus } from '../domain/types.js';
-import { CORRECTS, TRADING_DECISION } from '../domain/write-validation.js';
+import { CORRECTS } from '../domain/write-validation.js';
 import type { Database } from './db.js';
 import { Prisma } from './generated/prisma/client.js';
 import { livenessCondition, type TokenLiveness } from './tokens.js';
-import { agentOfRecord } from './any-agent.js';
-
-/** T1: the link type of a decision's evidence. */
-export const CONSIDERED = 'considered';
 
 /** C10: at most this many learnings are listed. */
 export const LEARNINGS_LIMIT = 20;
@@ -251,48 +248,4 @@ export async function loadContextCandidates(
     }
   }
   return { entries, corrections, enabledAt: (producerId) => enabled.get(producerId) ?? true };
-}
-
-/** T3: what an audit needs to know about a decision; null when it is not a readable trading_decision. */
-export interface DecisionForAudit {
-  id: string;
-  agentId: string;
-  createdAt: Date;
-  /** The instruments the decision targets, in written order (none for an agent-wide decision). */
-  instruments: string[];
-  /** Every record the decision links, in link order, each once. */
-  linkedIds: string[];
-  /** T1, B10: the records it links as `considered`, in link order, each once. */
-  consideredIds: string[];
-}
-
-export async function findDecisionForAudit(
-  db: Database,
-  decisionId: string,
-  readable: { agentId?: string },
-): Promise<DecisionForAudit | null> {
-  // D2: the admin names a decision without its agent: its key is probed per agent first.
-  const agentId = readable.agentId ?? (await agentOfRecord(db.sql, decisionId));
-  if (agentId === null) return null;
-  const decision = await db.prisma.memory.findUnique({
-    where: { agentId_id: { agentId, id: decisionId }, type: TRADING_DECISION },
-    select: {
-      id: true,
-      agentId: true,
-      createdAt: true,
-      targets: { select: { instrumentId: true }, orderBy: { position: 'asc' } },
-      links: { select: { targetMemoryId: true, linkType: true }, orderBy: { position: 'asc' } },
-    },
-  });
-  if (!decision) return null;
-  return {
-    id: decision.id,
-    agentId: decision.agentId,
-    createdAt: decision.createdAt,
-    instruments: decision.targets.map((t) => t.instrumentId),
-    linkedIds: [...new Set(decision.links.map((l) => l.targetMemoryId))],
-    consideredIds: [
-      ...new Set(decision.links.filter((l) => l.linkType === CONSIDERED).map((l) => l.targetMemoryId)),
-    ],
-  };
 }
