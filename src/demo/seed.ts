@@ -7,8 +7,7 @@ import * as admin from '../service/admin.js';
 import type { Database } from '../store/db.js';
 
 type DemoRun = RunIdentity & { producerName: string };
-/** Seeding happens before anyone can subscribe: nothing to announce. */
-/** The demo is seeded before the server listens: there is nobody to tell of its records and runs. */
+/** Seeding happens before anyone can subscribe or connect: nothing to announce, no session to end. */
 const UNANNOUNCED = { publishMemoryAdded: async () => {}, publishRunChanged: async () => {} };
 const NO_SESSIONS = { revoke: () => {} };
 
@@ -28,16 +27,13 @@ function demoWriter(db: Database, now: Date) {
   const floorTo = (date: Date, schedule: Schedule) =>
     new Date(Math.floor(date.getTime() / scheduleMs(schedule)) * scheduleMs(schedule));
   let memoryCount = 0;
+  const quiet = { db, events: UNANNOUNCED, sessions: NO_SESSIONS };
   return {
     at,
     memoryCount: () => memoryCount,
     runAt: async (producerId: string, startedAt: Date, schedule: Schedule | null): Promise<DemoRun> => {
       const boundary = schedule ? floorTo(startedAt, schedule) : null;
-      const { run } = await admin.startRun(
-        { db, events: UNANNOUNCED, sessions: NO_SESSIONS },
-        { producerId, evidenceBoundary: boundary },
-        startedAt,
-      );
+      const { run } = await admin.startRun(quiet, { producerId, evidenceBoundary: boundary }, startedAt);
       return run;
     },
     write: async (run: DemoRun, writtenAt: Date, input: MemoryWrite) => {
@@ -50,8 +46,7 @@ function demoWriter(db: Database, now: Date) {
       );
       return written.record;
     },
-    finish: (run: DemoRun, finishedAt: Date) =>
-      admin.finishRun({ db, events: UNANNOUNCED, sessions: NO_SESSIONS }, run.id, 'SUCCEEDED', finishedAt),
+    finish: (run: DemoRun, finishedAt: Date) => admin.finishRun(quiet, run.id, 'SUCCEEDED', finishedAt),
   };
 }
 type DemoWriter = ReturnType<typeof demoWriter>;
