@@ -14,11 +14,15 @@ import pg from 'pg';
 const databaseUrl = process.argv[2];
 if (!databaseUrl) throw new Error('usage: browse-floor.ts <databaseUrl>');
 // Generic plans: PostgreSQL would otherwise re-plan every execution of these statements (their
-// custom plans look cheaper for the big agent), ~1 ms of planning per request.
+// custom plans look cheaper for the big agent), ~1 ms of planning per request. Every join names the
+// agent, as the service's statements do (D2): the keys lead with it, and a join by id alone would
+// scan the whole table per record. The service's statement_timeout bounds a runaway statement, so
+// none outlives its round into the next side's.
 const pool = new pg.Pool({
   connectionString: databaseUrl,
   max: 20,
   options: '-c plan_cache_mode=force_generic_plan',
+  statement_timeout: 2000,
 });
 
 const iso = (column: string) => `to_char((${column}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -62,7 +66,8 @@ function pageSql(request: PageRequest): { name: string; text: string; values: un
       SELECT m."createdAt", m.id, ${cursor} AS cursor,
              json_build_object(
                'id', m.id, 'type', m.type, 'scope', m.scope,
-               'instruments', ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."memoryId" = m.id ORDER BY t.position),
+               'instruments', ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t
+                                WHERE t."agentId" = m."agentId" AND t."memoryId" = m.id ORDER BY t.position),
                'content', m.content, 'metadata', m.metadata, 'timeframe', m.timeframe,
                'createdAt', ${iso('m."createdAt"')}, 'expiresAt', ${iso('m."expiresAt"')}, 'expiryPolicy', m."expiryPolicy",
                'freshness', CASE WHEN m."expiresAt" IS NULL OR now() < m."expiresAt" THEN 'FRESH' ELSE 'STALE' END,
@@ -70,8 +75,11 @@ function pageSql(request: PageRequest): { name: string; text: string; values: un
                    'runId', r.id, 'producerId', r."producerId", 'producerName', p.name, 'kind', r.kind,
                    'schedule', r.schedule, 'evidenceBoundary', ${iso('r."evidenceBoundary"')}, 'runStatus', r.status) END,
                'links', coalesce((SELECT json_agg(json_build_object('linkType', l."linkType", 'targetMemoryId', l."targetMemoryId")
-                                          ORDER BY l.position) FROM "MemoryLink" l WHERE l."memoryId" = m.id), '[]')) AS node
-        FROM shown m LEFT JOIN "Run" r ON r.id = m."sourceRunId" LEFT JOIN "Producer" p ON p.id = r."producerId")
+                                          ORDER BY l.position) FROM "MemoryLink" l
+                                  WHERE l."agentId" = m."agentId" AND l."memoryId" = m.id), '[]')) AS node
+        FROM shown m
+        LEFT JOIN "Run" r ON r."agentId" = m."agentId" AND r.id = m."sourceRunId"
+        LEFT JOIN "Producer" p ON p."agentId" = r."agentId" AND p.id = r."producerId")
     SELECT json_build_object('data', json_build_object('memories', json_build_object(
              'edges', coalesce((SELECT json_agg(json_build_object('cursor', cursor, 'node', node) ORDER BY "createdAt" DESC, id DESC)
                                   FROM edge), '[]'),

@@ -15,8 +15,10 @@ export interface LoadReport {
   seconds: number;
   p50: number;
   p99: number;
-  /** Responses that were not 2xx, plus socket errors and timeouts. */
+  /** Responses that were not 2xx, plus socket errors (timeouts among them). */
   failures: number;
+  /** What the failures were, e.g. `503×2, timeouts×1` (empty when none). */
+  failureKinds: string;
   /** CPU seconds this process used during the round. */
   cpuSeconds: number;
 }
@@ -28,6 +30,7 @@ interface AutocannonResult {
   non2xx: number;
   errors: number;
   timeouts: number;
+  statusCodeStats: Record<string, { count: number }>;
 }
 // autocannon ships no types; this is the part of its API the bench uses.
 const autocannon = createRequire(import.meta.url)('autocannon') as (options: {
@@ -55,9 +58,21 @@ async function run(command: LoadCommand): Promise<LoadReport> {
     seconds: result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    failures: result.non2xx + result.errors + result.timeouts,
+    failures: result.non2xx + result.errors,
+    failureKinds: failureKinds(result),
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
   };
+}
+
+function failureKinds(result: AutocannonResult): string {
+  const kinds = Object.entries(result.statusCodeStats)
+    .filter(([status]) => !status.startsWith('2'))
+    .map(([status, { count }]) => `${status}×${count}`);
+  // autocannon counts a timeout among its errors too.
+  const socketErrors = result.errors - result.timeouts;
+  if (socketErrors) kinds.push(`socket errors×${socketErrors}`);
+  if (result.timeouts) kinds.push(`timeouts×${result.timeouts}`);
+  return kinds.join(', ');
 }
 
 process.on('message', (command: LoadCommand | 'close') => {

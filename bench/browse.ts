@@ -90,7 +90,34 @@ interface Setup {
   progress(message: string): void;
 }
 
+/**
+ * Waits until no statement runs on the bench database: a statement of the previous round still
+ * running (a side that kept working after its load stopped) would be counted against the next side.
+ * Bounded: a database that stays busy for 30 s fails the bench with what it runs.
+ */
+async function quiesce(probe: pg.Client, database: string): Promise<void> {
+  const busy = async () =>
+    (
+      await probe.query<{ query: string }>(
+        `SELECT left(query, 120) AS query FROM pg_stat_activity
+          WHERE datname = $1 AND pid <> pg_backend_pid() AND state = 'active'`,
+        [database],
+      )
+    ).rows;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const running = await busy();
+    if (running.length === 0) return;
+    if (Date.now() > deadline)
+      throw new Error(
+        `the bench database is still busy after 30 s: ${running.map((r) => r.query).join(' | ')}`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 async function measure(setup: Setup, side: Side, body: string): Promise<Sample> {
+  await quiesce(setup.probe, setup.dataset.database);
   const dbBefore = await backendCpu(setup.probe, setup.dataset.database);
   const cpuBefore = cpuSeconds(side.pid);
   const report = await setup.loader.run({
@@ -104,7 +131,8 @@ async function measure(setup: Setup, side: Side, body: string): Promise<Sample> 
   const dbAfter = await backendCpu(setup.probe, setup.dataset.database);
   let db = 0;
   for (const [pid, seconds] of dbAfter) db += seconds - (dbBefore.get(pid) ?? 0);
-  if (report.failures) throw new Error(`${side.name}: ${report.failures} failed requests`);
+  if (report.failures)
+    throw new Error(`${side.name}: ${report.failures} failed requests (${report.failureKinds})`);
   const requests = Math.max(1, report.requests);
   return {
     rps: report.requests / report.seconds,

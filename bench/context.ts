@@ -310,7 +310,7 @@ kept AS (
 ),
 producer AS MATERIALIZED (
   SELECT pr.id, pr.name, coalesce((
-           SELECT e.enabled FROM "ProducerEnablement" e WHERE e."producerId" = pr.id AND e."changedAt" <= $3
+           SELECT e.enabled FROM "ProducerEnablement" e WHERE e."agentId" = $1 AND e."producerId" = pr.id AND e."changedAt" <= $3
             ORDER BY e."changedAt" DESC, (e.enabled = pr.enabled) DESC LIMIT 1), true) AS enabled
     FROM "Producer" pr WHERE pr."agentId" = $1
 ),
@@ -318,20 +318,20 @@ entry AS MATERIALIZED (
   SELECT m.id, m."sourceRunId", m."producerId", m.type, m.scope, m."createdAt", m."expiresAt", m."expiryPolicy",
          m.content, m.metadata, m.timeframe,
          CASE WHEN NOT pr.enabled THEN 'DISABLED' WHEN m."expiresAt" <= $3 THEN 'STALE' ELSE 'FRESH' END AS status
-    FROM kept k JOIN "Memory" m ON m.id = k.id JOIN producer pr ON pr.id = m."producerId"
+    FROM kept k JOIN "Memory" m ON m."agentId" = $1 AND m.id = k.id JOIN producer pr ON pr.id = m."producerId"
 ),
 correction_candidate AS (
   -- C11: only corrections of a kept record, found through the links to the entries.
   SELECT m.id, m."sourceRunId", m."producerId", m.type, m.scope, m."createdAt", m."expiresAt",
          m.content, m.metadata, m.timeframe,
          ARRAY(SELECT DISTINCT l."targetMemoryId" FROM "MemoryLink" l
-                WHERE l."memoryId" = m.id AND l."linkType" = 'corrects' ORDER BY 1) AS targets
+                WHERE l."agentId" = $1 AND l."memoryId" = m.id AND l."linkType" = 'corrects' ORDER BY 1) AS targets
     FROM "Memory" m
    WHERE m.id IN (SELECT l."memoryId" FROM "MemoryLink" l
-                   WHERE l."targetMemoryId" = ANY (ARRAY(SELECT id FROM entry)) AND l."linkType" = 'corrects')
+                   WHERE l."agentId" = $1 AND l."targetMemoryId" = ANY (ARRAY(SELECT id FROM entry)) AND l."linkType" = 'corrects')
      AND m."agentId" = $1 AND m."runKind" = 'ANALYSIS' AND m."isCorrection" AND m."createdAt" <= $3
      AND (m.scope = 'AGENT' OR EXISTS (
-           SELECT 1 FROM "MemoryTarget" t WHERE t."memoryId" = m.id AND t."instrumentId" = $2))
+           SELECT 1 FROM "MemoryTarget" t WHERE t."agentId" = $1 AND t."memoryId" = m.id AND t."instrumentId" = $2))
 ),
 correction AS MATERIALIZED (
   SELECT c.*, CASE WHEN o.current = 0 THEN 'SUPERSEDED' WHEN c."expiresAt" <= $3 THEN 'STALE' ELSE 'FRESH' END AS status,
@@ -345,12 +345,12 @@ correction AS MATERIALIZED (
 ),
 run AS MATERIALIZED (
   SELECT r.id, r."producerId", r.kind, r.schedule, r."evidenceBoundary", r.status FROM "Run" r
-   WHERE r.id IN (SELECT "sourceRunId" FROM entry UNION SELECT "sourceRunId" FROM correction)
+   WHERE r."agentId" = $1 AND r.id IN (SELECT "sourceRunId" FROM entry UNION SELECT "sourceRunId" FROM correction)
 ),
 learning AS (
   SELECT m.* FROM "Memory" m
    WHERE m."agentId" = $1 AND m.type = 'agent_learnings' AND m."createdAt" <= $3
-     AND (m.scope = 'AGENT' OR EXISTS (SELECT 1 FROM "MemoryTarget" t WHERE t."memoryId" = m.id AND t."instrumentId" = $2))
+     AND (m.scope = 'AGENT' OR EXISTS (SELECT 1 FROM "MemoryTarget" t WHERE t."agentId" = $1 AND t."memoryId" = m.id AND t."instrumentId" = $2))
    ORDER BY m."createdAt" DESC, m.id DESC LIMIT 20
 )
 SELECT json_build_object(
@@ -362,9 +362,9 @@ SELECT json_build_object(
                  'kind', r.kind, 'schedule', r.schedule, 'evidenceBoundary', r."evidenceBoundary", 'runStatus', r.status),
              'research', CASE WHEN e.status = 'FRESH' THEN json_build_object(
                  'content', e.content, 'metadata', e.metadata, 'timeframe', e.timeframe,
-                 'instruments', ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."memoryId" = e.id ORDER BY t.position),
+                 'instruments', ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."agentId" = $1 AND t."memoryId" = e.id ORDER BY t.position),
                  'links', coalesce((SELECT json_agg(json_build_object('linkType', l."linkType", 'targetMemoryId', l."targetMemoryId") ORDER BY l.position)
-                                      FROM "MemoryLink" l WHERE l."memoryId" = e.id), '[]')) END)
+                                      FROM "MemoryLink" l WHERE l."agentId" = $1 AND l."memoryId" = e.id), '[]')) END)
            ORDER BY e.status <> 'FRESH', e."createdAt" DESC, e.id DESC)
       FROM entry e JOIN run r ON r.id = e."sourceRunId" JOIN producer p ON p.id = e."producerId"), '[]'),
   'corrections', coalesce((
@@ -375,24 +375,25 @@ SELECT json_build_object(
                  'kind', r.kind, 'schedule', r.schedule, 'evidenceBoundary', r."evidenceBoundary", 'runStatus', r.status),
              'research', CASE WHEN c.status = 'FRESH' THEN json_build_object(
                  'content', c.content, 'metadata', c.metadata, 'timeframe', c.timeframe,
-                 'instruments', ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."memoryId" = c.id ORDER BY t.position),
+                 'instruments', ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."agentId" = $1 AND t."memoryId" = c.id ORDER BY t.position),
                  'links', coalesce((SELECT json_agg(json_build_object('linkType', l."linkType", 'targetMemoryId', l."targetMemoryId") ORDER BY l.position)
-                                      FROM "MemoryLink" l WHERE l."memoryId" = c.id), '[]')) END)
+                                      FROM "MemoryLink" l WHERE l."agentId" = $1 AND l."memoryId" = c.id), '[]')) END)
            ORDER BY c.status <> 'FRESH', c."createdAt" DESC, c.id DESC)
       FROM correction c JOIN run r ON r.id = c."sourceRunId" JOIN producer p ON p.id = c."producerId"), '[]'),
   'learnings', coalesce((
     SELECT json_agg(json_build_object(
              'id', l.id, 'agentId', l."agentId", 'type', l.type, 'scope', l.scope,
-             'instruments', ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."memoryId" = l.id ORDER BY t.position),
+             'instruments', ARRAY(SELECT t."instrumentId" FROM "MemoryTarget" t WHERE t."agentId" = $1 AND t."memoryId" = l.id ORDER BY t.position),
              'content', l.content, 'metadata', l.metadata, 'timeframe', l.timeframe, 'createdAt', l."createdAt",
              'expiresAt', l."expiresAt", 'expiryPolicy', l."expiryPolicy",
              'provenance', CASE WHEN r.id IS NOT NULL THEN json_build_object('runId', r.id, 'producerId', r."producerId",
                  'producerName', p.name, 'kind', r.kind, 'schedule', r.schedule, 'evidenceBoundary', r."evidenceBoundary",
                  'runStatus', r.status) END,
              'links', coalesce((SELECT json_agg(json_build_object('linkType', k."linkType", 'targetMemoryId', k."targetMemoryId") ORDER BY k.position)
-                                  FROM "MemoryLink" k WHERE k."memoryId" = l.id), '[]'))
+                                  FROM "MemoryLink" k WHERE k."agentId" = $1 AND k."memoryId" = l.id), '[]'))
            ORDER BY l."createdAt" DESC, l.id DESC)
-      FROM learning l LEFT JOIN "Run" r ON r.id = l."sourceRunId" LEFT JOIN "Producer" p ON p.id = r."producerId"), '[]')
+      FROM learning l LEFT JOIN "Run" r ON r."agentId" = $1 AND r.id = l."sourceRunId"
+        LEFT JOIN "Producer" p ON p."agentId" = $1 AND p.id = r."producerId"), '[]')
 ) AS context`;
 
 const CONTEXT_QUERY = `query($instrument: String!, $at: DateTime) {
