@@ -38,6 +38,11 @@ export const MEMORY_FIELD_PARTS: Readonly<Record<string, Part | 'backlinks' | nu
 /** The parts a selection reads; `backlinks` says only whether `linkedFrom` is asked (its rules are the caller's). */
 type SelectedParts = Readonly<Record<Part, boolean> & { backlinks: boolean }>;
 
+/**
+ * A memo of a pure function of the (immutable) document: what a field node selects never changes,
+ * so one process-wide cache is safe for every server, as graphql-js memoises its own sub-field
+ * collection by field nodes. It holds nothing a request, caller or server owns.
+ */
 const byFieldNode = new WeakMap<FieldNode, Map<string, SelectedParts>>();
 
 /**

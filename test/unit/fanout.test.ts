@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { FanoutGroup, GroupMember } from '../../src/live/fanout-group.js';
 import { MAX_PENDING_EVENTS } from '../../src/live/memory-added.js';
 import { documentShape } from '../../src/live/fanout.js';
-import { SocketTarget } from '../../src/transport/ws/socket-target.js';
+import { SocketTarget, SocketWriter } from '../../src/transport/ws/socket-target.js';
 
 interface FakeSocket {
   readyState: number;
@@ -59,7 +59,9 @@ function controlledGroup() {
   const join = (id: string) => {
     const socket = fakeSocket();
     const afterWrite: string[] = [];
-    const target = new SocketTarget(socket as unknown as WebSocket, rawSocket, id, () => afterWrite.push(id));
+    const target = new SocketTarget(new SocketWriter(), socket as unknown as WebSocket, rawSocket, id, () =>
+      afterWrite.push(id),
+    );
     const member = new GroupMember(group, target);
     group.members.add(member);
     return { member, socket, afterWrite };
