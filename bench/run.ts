@@ -62,15 +62,28 @@ const tableFiles = [path.join(root, 'bench/README.md'), path.join(root, 'README.
 if (!quick) for (const file of tableFiles) await recordTable(file, null, true);
 const run = startRun();
 const rows: BenchRow[] = [];
+// A scenario that fails is reported and the others still run (a long run keeps what it measured);
+// the run then records no table and exits 1.
+const failed: string[] = [];
 for (const name of wanted) {
-  const report = await scenarios[name]!();
-  for (const line of report.lines) console.log(line);
-  rows.push(...report.rows);
+  try {
+    const report = await scenarios[name]!();
+    for (const line of report.lines) console.log(line);
+    rows.push(...report.rows);
+  } catch (error) {
+    failed.push(name);
+    console.error(
+      `FAILED ${name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+  }
 }
 
 const table = renderTable(rows, run.finish());
 console.log(`\n${table}\n`);
-if (!quick) {
+if (failed.length) {
+  console.log(`FAILED: ${failed.join(', ')} (no table recorded)`);
+  process.exitCode = 1;
+} else if (!quick) {
   // Only a run of every row replaces the recorded table; any run is compared with it.
   const everyRow = named.length === 0;
   const recorded = await recordTable(tableFiles[0]!, everyRow ? table : null);
