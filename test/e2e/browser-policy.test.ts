@@ -5,7 +5,13 @@ import type { Browser } from 'playwright-core';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWebIntoTemp, launchBrowser } from '../support/browser.js';
-import { createAgentFixture, startHarness, startRun, writeOk, type Harness } from '../support/harness.js';
+import {
+  createAgentFixture,
+  startEmbeddedHarness,
+  startRun,
+  writeOk,
+  type Harness,
+} from '../support/harness.js';
 
 const LISTED = 'https://ops.example.com';
 
@@ -19,7 +25,10 @@ beforeAll(async () => {
   // The operator page as `npm start` builds it, into a folder of this file's own.
   webRoot = await buildWebIntoTemp('memory-web-csp-');
   // GraphiQL pre-fills the demo's operator token (main.ts passes it in demo mode).
-  h = await startHarness({ webRoot, server: { corsOrigins: [LISTED], graphiqlToken: () => operatorToken } });
+  h = await startEmbeddedHarness({
+    webRoot,
+    server: { corsOrigins: [LISTED], graphiqlToken: () => operatorToken },
+  });
   const address = await h.server.listen(0, '127.0.0.1');
   base = `http://127.0.0.1:${address.port}`;
   const fx = await createAgentFixture(h);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo, type DemoSeed } from '../../src/demo/seed.js';
 import { healthBadgeText, notInContextText, type ProducerHealthStatus } from '../../src/web/health.js';
 import { buildWebIntoTemp, launchBrowser, repoRoot, signInToList } from '../support/browser.js';
-import { ADMIN_TOKEN, startHarness, startRun, writeOk, type Harness } from '../support/harness.js';
+import { ADMIN_TOKEN, startEmbeddedHarness, startRun, writeOk, type Harness } from '../support/harness.js';
 
 const outputDir = path.join(repoRoot, 'test-output');
 const ZONE = 'America/New_York';
@@ -102,7 +102,7 @@ async function writeProbe(type: string): Promise<{ id: string; expiresAt: string
 
 beforeAll(async () => {
   webRoot = await buildWebIntoTemp('memory-web-health-');
-  h = await startHarness({ webRoot });
+  h = await startEmbeddedHarness({ webRoot });
   seed = (await seedDemo(h.db, new Date()))!;
   const { agent } = await h.ok<{ agent: { producers: { id: string; name: string }[] } }>(
     'query($a: UUID!) { agent(id: $a) { producers { id name } } }',

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWebIntoTemp, launchBrowser } from '../support/browser.js';
 import {
   createAgentFixture,
-  startHarness,
+  startEmbeddedHarness,
   startRun,
   writeOk,
   type AgentFixture,
@@ -25,7 +25,7 @@ const pageErrors: string[] = [];
 
 beforeAll(async () => {
   webRoot = await buildWebIntoTemp('memory-web-venue-names-');
-  h = await startHarness({ webRoot });
+  h = await startEmbeddedHarness({ webRoot });
   const address = await h.server.listen(0, '127.0.0.1');
   base = `http://127.0.0.1:${address.port}`;
   fx = await createAgentFixture(h, { name: 'hip3-desk', instruments: ['BTC', 'kPEPE', HIP3] });

@@ -6,7 +6,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/db.js';
-import { testDatabaseUrl } from '../support/env.js';
 import { createPostgresDatabase, startServiceProcess, type ServiceProcess } from '../support/processes.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -91,24 +90,25 @@ class Shell {
 const ADMIN = 'readme-admin-token-0123456789';
 /**
  * What the reader's terminal knows: the default mode exports only `PORT` (the admin token from the
- * default `.data` folder); the other sets `BASE` and either `DATA_DIR` (a folder elsewhere) or,
- * with PostgreSQL, `ADMIN_TOKEN` — as the walk-through's set-up tells a reader to.
+ * default `.data` folder); the others set `BASE` and either `DATA_DIR` (a folder elsewhere) or,
+ * with PostgreSQL, `ADMIN_TOKEN` — as the walk-through's set-up tells a reader to. The PostgreSQL
+ * mode uses the machine's server (TEST_DATABASE_URL's, else 127.0.0.1:5432) in every run, so the
+ * file runs once and each mode once.
  */
 const modes = [
   { label: 'embedded, DEMO=1 (the default), PORT exported', postgres: false, demo: '', dataDir: '.data' },
-  testDatabaseUrl
-    ? {
-        label: 'PostgreSQL, no demo, BASE and ADMIN_TOKEN exported',
-        postgres: true,
-        demo: '0',
-        dataDir: '.data',
-      }
-    : {
-        label: 'embedded, DEMO=0, BASE and DATA_DIR exported',
-        postgres: false,
-        demo: '0',
-        dataDir: 'elsewhere/db',
-      },
+  {
+    label: 'embedded, DEMO=0, BASE and DATA_DIR exported',
+    postgres: false,
+    demo: '0',
+    dataDir: 'elsewhere/db',
+  },
+  {
+    label: 'PostgreSQL, no demo, BASE and ADMIN_TOKEN exported',
+    postgres: true,
+    demo: '0',
+    dataDir: '.data',
+  },
 ];
 
 describe('README examples: jq and curl exist (the examples need them; .ci/run installs them)', () => {

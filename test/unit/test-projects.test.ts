@@ -129,7 +129,6 @@ describe('Test projects: this tree', () => {
     'test/api/admin.test.ts', // startHarness
     'test/api/migrations.test.ts', // createTestDatabase
     'test/e2e/mcp.test.ts', // startMcpService
-    'test/e2e/readme-examples.test.ts', // testDatabaseUrl picks the second mode
     'test/e2e/noisy-neighbour.test.ts', // testDatabaseUrl picks the service's database
   ])('Test projects: %s runs on both databases', (file) => {
     expect(db).toContain(file);
@@ -142,6 +141,8 @@ describe('Test projects: this tree', () => {
     'test/e2e/faults.test.ts', // its own PostgreSQL and PGlite folders, seeded from the snapshot both runs have
     'test/e2e/main-process.test.ts', // always an embedded DATA_DIR
     'test/e2e/memories-page.test.ts', // a browser over startEmbeddedHarness
+    'test/e2e/memories-health.test.ts', // likewise
+    'test/e2e/readme-examples.test.ts', // embedded modes and a PostgreSQL one (sharedPostgresUrl), in every run
   ])('Test projects: %s runs once', (file) => {
     expect(once).toContain(file);
   });
