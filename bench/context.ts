@@ -92,7 +92,7 @@ function datasetSql(): string[] {
        WHERE "agentId" IN (SELECT id FROM "Agent" WHERE name LIKE 'bench-%')
        UNION ALL SELECT ${uuid(`'bench-en-7-off'`)}, ${mainAgent}, ${uuid(`'bench-prod-0-7'`)}, false, ${start} + interval '100 days'
        UNION ALL SELECT ${uuid(`'bench-en-7-on'`)}, ${mainAgent}, ${uuid(`'bench-prod-0-7'`)}, true, ${start} + interval '160 days'
-       UNION ALL SELECT ${uuid(`'bench-en-19-off'`)}, ${uuid(`'bench-prod-0-19'`)}, false, ${start} + interval '300 days'`,
+       UNION ALL SELECT ${uuid(`'bench-en-19-off'`)}, ${mainAgent}, ${uuid(`'bench-prod-0-19'`)}, false, ${start} + interval '300 days'`,
     // The main agent's Analysis slots, computed once.
     `CREATE TEMP TABLE bench_slot ON COMMIT DROP AS
        SELECT s, s % 30 AS p, (s / 30) % 20 + 1 AS i,
