@@ -85,6 +85,21 @@ export function renderTable(rows: BenchRow[], facts: RunFacts): string {
   ].join('\n');
 }
 
+/**
+ * The README's rows: each scenario's goal row. The equal-work, PGlite and growth rows are recorded
+ * only in bench/README.md (and growth's in docs/performance.md), which the next run compares with.
+ */
+export const isHeadline = (row: BenchRow): boolean => !/, equal work$|\(PGlite\)|^growth: /.test(row.row);
+
+/** The README's table: the headline rows, and where the others are. */
+export function renderHeadlineTable(rows: BenchRow[], facts: RunFacts): string {
+  const others = rows.length - rows.filter(isHeadline).length;
+  const rest = others
+    ? `\n\n${others} more rows (equal work, PGlite, growth): [bench/README.md](bench/README.md#latest-run-every-row).`
+    : '';
+  return renderTable(rows.filter(isHeadline), facts) + rest;
+}
+
 /** The rows of a table `renderTable` wrote (ratio and name only), keyed by row name. */
 export function parseTable(markdown: string): Map<string, number> {
   const rows = new Map<string, number>();

@@ -7,6 +7,7 @@ import {
   parseTable,
   recordedTable,
   regressions,
+  renderHeadlineTable,
   renderTable,
   withTable,
   type BenchRow,
@@ -37,6 +38,22 @@ const rows: BenchRow[] = [
 ];
 
 describe('bench table', () => {
+  it("the README's table holds the goal rows and says where the equal-work, PGlite and growth rows are", () => {
+    const all: BenchRow[] = [
+      ...rows,
+      { ...rows[0]!, row: 'browse: first page, all types, equal work' },
+      { ...rows[0]!, row: 'browse (PGlite): first page, all types' },
+      { ...rows[0]!, row: 'growth: context, 8 M vs 0.5 M records', better: 'lower' },
+    ];
+    const readme = renderHeadlineTable(all, facts);
+    expect([...parseTable(readme).keys()]).toEqual([
+      'browse: first page, all types',
+      'fanout: 1000 subscribers, 50 writes/s',
+    ]);
+    expect(readme).toContain('3 more rows (equal work, PGlite, growth)');
+    expect(renderHeadlineTable(rows, facts)).toBe(renderTable(rows, facts));
+  });
+
   it('renders a table with date, commit and load that reads back as the same ratios', () => {
     const table = renderTable(rows, facts);
     expect(table).toContain('2026-12-01 20:00 UTC');
