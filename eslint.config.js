@@ -110,15 +110,15 @@ export default tseslint.config(
   },
   ...layerRules,
   rightsOnTheSchema,
-  // Short units: a file fits a reading, a function a screen (SQL text and Pothos field maps are
-  // exempted where they stand, with a comment saying so).
+  // Short units: a file fits a reading, a function a screen. A warning, not a gate: a module is cut
+  // where its concept ends, never to fit the number (SQL text and Pothos field maps run long).
   {
     files: ['src/**/*.ts', 'src/**/*.tsx'],
     ignores: ['src/store/generated/**'],
     rules: {
-      'max-lines': ['error', { max: 300, skipBlankLines: false, skipComments: false }],
+      'max-lines': ['warn', { max: 300, skipBlankLines: false, skipComments: false }],
       'max-lines-per-function': [
-        'error',
+        'warn',
         { max: 80, skipBlankLines: false, skipComments: false, IIFEs: true },
       ],
     },
