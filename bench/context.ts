@@ -45,15 +45,18 @@ import {
 
 const MARKER = 'bench-context-dataset-v3';
 const START = '2025-10-01T00:00:00Z';
-const SLOTS = 105_120; // a year of 5-minute slots
-const END = new Date(Date.parse(START) + SLOTS * 300_000);
+const FULL_SLOTS = 105_120; // a year of 5-minute slots
+/** --quick: two weeks of slots (≈ 90,000 records), to prove the loader and the harness (CI). */
+const QUICK_SLOTS = 4_032;
+const endOf = (slots: number) => new Date(Date.parse(START) + slots * 300_000);
 const INSTRUMENTS = [
   'BTC', 'ETH', 'SOL', 'kPEPE', 'DOGE', 'XRP', 'AVAX', 'LINK', 'ARB', 'OP',
   'SUI', 'APT', 'INJ', 'TIA', 'SEI', 'WIF', 'JUP', 'BNB', 'LTC', 'ATOM',
 ]; // prettier-ignore
 const TRADING_TOKEN = 'run_bench_context_trading_token';
 
-function datasetSql(): string[] {
+function datasetSql(slots: number): string[] {
+  const end = endOf(slots);
   const inst = `(ARRAY[${INSTRUMENTS.map((i) => `'${i}'`).join(',')}])`;
   const types = `(ARRAY['market_structure','funding','orderflow','volatility','sentiment','liquidity','momentum','onchain'])`;
   const start = `'${START}'::timestamptz`;
@@ -100,7 +103,7 @@ function datasetSql(): string[] {
               to_timestamp(floor(extract(epoch FROM ${start} + s * interval '5 minutes') / ${iv('s % 30')}) * ${iv('s % 30')}) AS boundary,
               ${start} + s * interval '5 minutes' + (30 + s % 90) * interval '1 second' AS created,
               ${iv('s % 30')} AS iv
-       FROM generate_series(0, ${SLOTS - 1}) s
+       FROM generate_series(0, ${slots - 1}) s
        WHERE ${enabled('s % 30', 's')}`,
     `INSERT INTO "Run" (id, "agentId", "producerId", kind, schedule, "evidenceBoundary", status, "startedAt", "finishedAt", "tokenHash")
        SELECT ${uuid(`'bench-run-0-' || s`)}, ${mainAgent}, ${uuid(`'bench-prod-0-' || p`)}, 'ANALYSIS'::"RunKind", ${sched('p')},
@@ -142,7 +145,7 @@ function datasetSql(): string[] {
        SELECT h, h % 30 AS p, ${start} + h * interval '1 hour' AS ts,
               to_timestamp(floor(extract(epoch FROM ${start} + h * interval '1 hour') / ${iv('h % 30')}) * ${iv('h % 30')}) AS boundary,
               ${iv('h % 30')} AS iv
-       FROM generate_series(0, ${SLOTS / 12 - 1}) h`,
+       FROM generate_series(0, ${slots / 12 - 1}) h`,
     `INSERT INTO "Run" (id, "agentId", "producerId", kind, schedule, "evidenceBoundary", status, "startedAt", "finishedAt", "tokenHash")
        SELECT ${uuid(`'bench-run-0-agent-' || h`)}, ${mainAgent}, ${uuid(`'bench-prod-0-' || p`)}, 'ANALYSIS'::"RunKind", ${sched('p')},
               boundary, 'SUCCEEDED'::"RunStatus", ts, ts + interval '3 minutes', md5('bench-run-0-agent-' || h) || md5('t')
@@ -215,7 +218,7 @@ function datasetSql(): string[] {
     `CREATE TEMP TABLE bench_other ON COMMIT DROP AS
        SELECT a, s, s % 5 AS p, (s / 5) % 20 + 1 AS i, (ARRAY['trend','levels','funding','news'])[(s / 100) % 4 + 1] AS type,
               ${start} + s * interval '10 minutes' + interval '40 seconds' AS created
-       FROM generate_series(1, 19) a, generate_series(0, ${SLOTS / 2 - 1}) s`,
+       FROM generate_series(1, 19) a, generate_series(0, ${slots / 2 - 1}) s`,
     `INSERT INTO "Memory" (id, "agentId", type, scope, content, metadata, timeframe, "sourceRunId", "producerId", "runKind",
                            "isCorrection", "createdAt", "expiresAt", "expiryPolicy")
        SELECT ${uuid(`'bench-mem-' || a || '-' || s`)}, ${uuid(`'bench-agent-' || a`)}, type, 'INSTRUMENTS'::"MemoryScope",
@@ -232,7 +235,7 @@ function datasetSql(): string[] {
     // The Trading run whose token the benchmark uses (RUNNING, so the token works).
     `INSERT INTO "Run" (id, "agentId", "producerId", kind, status, "startedAt", "tokenHash")
        VALUES (${uuid(`'bench-run-0-trading-live'`)}, ${mainAgent}, ${uuid(`'bench-prod-0-trading'`)}, 'TRADING'::"RunKind", 'RUNNING'::"RunStatus",
-               '${END.toISOString()}', '${createHash('sha256').update(TRADING_TOKEN).digest('hex')}')`,
+               '${end.toISOString()}', '${createHash('sha256').update(TRADING_TOKEN).digest('hex')}')`,
     `ALTER TABLE "Memory" ALTER COLUMN seq DROP DEFAULT`,
     `DROP SEQUENCE bench_memory_seq`,
     `UPDATE "Agent" a SET "lastSeq" = coalesce((SELECT max(m.seq) FROM "Memory" m WHERE m."agentId" = a.id), 0)`,
@@ -241,8 +244,12 @@ function datasetSql(): string[] {
 }
 
 /** The bench's own database on the given server: reused when a complete load is there, else rebuilt and loaded. */
-async function prepareDatabase(serverUrl: string, log: (line: string) => void): Promise<string> {
-  const name = 'memory_bench_context';
+async function prepareDatabase(
+  serverUrl: string,
+  slots: number,
+  log: (line: string) => void,
+): Promise<string> {
+  const name = slots === FULL_SLOTS ? 'memory_bench_context' : 'memory_bench_context_quick';
   const url = withDatabaseName(serverUrl, name);
   let loaded = false;
   const probe = new pg.Client({ connectionString: url });
@@ -259,8 +266,10 @@ async function prepareDatabase(serverUrl: string, log: (line: string) => void): 
     log(`context bench: reusing the dataset in ${name}`);
     return url;
   }
-  log(`context bench: loading ≈2M records into ${name} (a few minutes, once)`);
-  await loadInOneTransaction(url, datasetSql(), log);
+  log(
+    `context bench: loading ${slots === FULL_SLOTS ? '≈2M records' : 'the quick dataset'} into ${name} (once)`,
+  );
+  await loadInOneTransaction(url, datasetSql(slots), log);
   return url;
 }
 
@@ -454,10 +463,6 @@ function mulberry32(seed: number): () => number {
   };
 }
 
-const WARMUP = 60;
-const ITERATIONS = 300;
-const NOW_ITERATIONS = 100;
-
 type Path = (instrument: string, at: Date) => Promise<unknown>;
 
 /** Latency percentiles of both paths over the same samples, alternating which goes first. */
@@ -486,9 +491,16 @@ async function measure(
   return { graphql: stats(graphqlMs), baseline: stats(baselineMs) };
 }
 
-export async function runContextBench(options: { databaseUrl: string }): Promise<ScenarioReport> {
+export async function runContextBench(options: {
+  databaseUrl: string;
+  quick?: boolean;
+}): Promise<ScenarioReport> {
   const log = (line: string) => console.error(line);
-  const url = await prepareDatabase(options.databaseUrl, log);
+  const slots = options.quick ? QUICK_SLOTS : FULL_SLOTS;
+  const end = endOf(slots);
+  // A quick run (CI) proves the loader, the agreement check and the loops; its figures mean nothing.
+  const [warmup, iterations, nowIterations] = options.quick ? [5, 10, 5] : [60, 300, 100];
+  const url = await prepareDatabase(options.databaseUrl, slots, log);
   const agentId = (
     await (async () => {
       const client = new pg.Client({ connectionString: url });
@@ -509,7 +521,7 @@ export async function runContextBench(options: { databaseUrl: string }): Promise
     events,
     adminToken: BENCH_ADMIN_TOKEN,
     logger: pino({ level: 'silent' }),
-    now: () => END,
+    now: () => end,
   });
   const baselinePool = new pg.Pool({ connectionString: url, max: 1 });
 
@@ -563,13 +575,13 @@ export async function runContextBench(options: { databaseUrl: string }): Promise
   const from = Date.parse(START) + 3 * 86_400_000;
   const sample = () => ({
     instrument: INSTRUMENTS[Math.floor(random() * INSTRUMENTS.length)]!,
-    at: new Date(from + Math.floor(random() * (END.getTime() - from))),
+    at: new Date(from + Math.floor(random() * (end.getTime() - from))),
   });
 
   try {
     // Warm-up doubles as a check that both paths give the same answer.
     let shown = { entries: 0, corrections: 0, learnings: 0 };
-    for (let i = 0; i < WARMUP; i++) {
+    for (let i = 0; i < warmup; i++) {
       const { instrument, at } = sample();
       const [viaGraphql, viaSql] = [await graphql(instrument, at), await baseline(instrument, at)];
       if (digest(viaGraphql) !== digest(viaSql)) {
@@ -584,18 +596,18 @@ export async function runContextBench(options: { databaseUrl: string }): Promise
       };
     }
     log(
-      `context bench: answers agree; per context on average ${Math.round(shown.entries / WARMUP)} entries, ` +
-        `${Math.round(shown.corrections / WARMUP)} corrections, ${Math.round(shown.learnings / WARMUP)} learnings`,
+      `context bench: answers agree; per context on average ${Math.round(shown.entries / warmup)} entries, ` +
+        `${Math.round(shown.corrections / warmup)} corrections, ${Math.round(shown.learnings / warmup)} learnings`,
     );
     const bytes = { graphql: weight.graphqlBytes / weight.answers, sql: weight.sqlBytes / weight.answers };
     Object.assign(weight, { graphqlBytes: 0, sqlBytes: 0, heldMs: 0, totalMs: 0, answers: 0 });
 
     // Random instruments and instants over the year (as-of reads, C9), then Trading's usual case: at = now.
-    const main = await measure(graphql, baseline, ITERATIONS, sample);
-    const now = await measure(graphql, baseline, NOW_ITERATIONS, () => ({ ...sample(), at: END }));
+    const main = await measure(graphql, baseline, iterations, sample);
+    const now = await measure(graphql, baseline, nowIterations, () => ({ ...sample(), at: end }));
     log(
       `context bench: hand-written SQL p50 ${main.baseline.p50.toFixed(2)} ms, p99 ${main.baseline.p99.toFixed(2)} ms ` +
-        `(${ITERATIONS} iterations); at = now: GraphQL p50 ${now.graphql.p50.toFixed(2)} ms, p99 ` +
+        `(${iterations} iterations); at = now: GraphQL p50 ${now.graphql.p50.toFixed(2)} ms, p99 ` +
         `${now.graphql.p99.toFixed(2)} ms, SQL p50 ${now.baseline.p50.toFixed(2)} ms, p99 ${now.baseline.p99.toFixed(2)} ms`,
     );
     // Over the measured iterations (both loops): the mean split of one GraphQL answer.
