@@ -93,11 +93,12 @@ export const isHeadline = (row: BenchRow): boolean => !/, equal work$|\(PGlite\)
 
 /** The README's table: the headline rows, and where the others are. */
 export function renderHeadlineTable(rows: BenchRow[], facts: RunFacts): string {
-  const others = rows.length - rows.filter(isHeadline).length;
+  const headline = rows.filter(isHeadline);
+  const others = rows.length - headline.length;
   const rest = others
     ? `\n\n${others} more rows (equal work, PGlite, growth): [bench/README.md](bench/README.md#latest-run-every-row).`
     : '';
-  return renderTable(rows.filter(isHeadline), facts) + rest;
+  return renderTable(headline, facts) + rest;
 }
 
 /** The rows of a table `renderTable` wrote (ratio and name only), keyed by row name. */

@@ -163,7 +163,7 @@ export async function runWriteBench(options: {
           idempotencyKey: null,
           requestHash: null,
           instruments: input.instruments,
-          links: input.links.map((link) => ({ targetMemoryId: link.targetMemoryId, linkType: 'evidence' })),
+          links: input.links,
         },
         'write',
       );
