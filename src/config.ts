@@ -12,6 +12,7 @@ import {
   type RedisClusterSettings,
 } from './live/redis/settings.js';
 import type { DatabaseConfig } from './store/db.js';
+import { WRITE_FORMS, type WriteForm } from './store/write-form.js';
 
 export interface Config {
   port: number;
@@ -44,6 +45,8 @@ export interface Config {
   compiledQueries: boolean;
   /** `GENERIC_PLANS=0` leaves named statements to PostgreSQL's own plan choice (src/store/db.ts). */
   genericPlans: boolean;
+  /** D2: `WRITE_FORM=transaction` sends the record write as single-shard statements (src/records/routable-write.ts). */
+  writeForm: WriteForm;
 }
 
 /** A refused start (exit code 2): one line per refused variable, each naming it and what it accepts. */
@@ -135,6 +138,9 @@ const settingsSchema = z.object({
   INTROSPECTION: switchSetting(true),
   COMPILED_QUERIES: switchSetting(true),
   GENERIC_PLANS: switchSetting(true),
+  WRITE_FORM: textSetting(
+    z.enum(WRITE_FORMS, `one of ${WRITE_FORMS.join(', ')} (default statement)`).default('statement'),
+  ),
 });
 
 function parseDotEnv(file: string): Record<string, string> {
@@ -285,6 +291,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     introspection: settings.INTROSPECTION,
     compiledQueries: settings.COMPILED_QUERIES,
     genericPlans: settings.GENERIC_PLANS,
+    writeForm: settings.WRITE_FORM,
   };
 }
 

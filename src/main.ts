@@ -45,6 +45,7 @@ async function openMigratedDatabase(config: Config, logger: Logger): Promise<Dat
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     genericPlans: config.genericPlans,
+    writeForm: config.writeForm,
     statementTimeoutMs: config.statementTimeoutMs,
   });
   const applied = await db.migrate();

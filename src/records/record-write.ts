@@ -9,79 +9,25 @@ import {
   RunNotRunningError,
 } from '../domain/errors.js';
 import { isCorrection } from '../domain/write-validation.js';
-import type { JsonObject, MemoryLink, MemoryScope, RunIdentity, RunKind } from '../domain/types.js';
+import type { RunIdentity, RunKind } from '../domain/types.js';
 import type { Database, Sql } from '../store/db.js';
 import type { MemoryRecord } from './record-shape.js';
 import { loadRecords, WHOLE_RECORD, wholeRecord } from './record-rows.js';
 import type { Prisma } from '../store/generated/prisma/client.js';
 import { namedStatement } from '../store/named-sql.js';
+import type { WriteForm } from '../store/write-form.js';
+import {
+  INSERT_PARAMS,
+  insertValues,
+  LINKABLE,
+  TARGETABLE,
+  WRITER,
+  type InsertChecks,
+  type MemoryInsert,
+} from './record-insert.js';
+import { insertRoutable } from './routable-write.js';
 
-/** One stored record as the write statement takes it; link target ids are lowercase. */
-export interface MemoryInsert {
-  id: string;
-  agentId: string;
-  type: string;
-  scope: MemoryScope;
-  content: string;
-  metadata: JsonObject;
-  timeframe: string | null;
-  sourceRunId: string | null;
-  producerId: string | null;
-  runKind: RunKind | null;
-  createdAt: Date;
-  expiresAt: Date | null;
-  expiryPolicy: string | null;
-  idempotencyKey: string | null;
-  requestHash: string | null;
-  instruments: string[];
-  links: MemoryLink[];
-}
-
-/** The write statement's parameters, in `$n` order. */
-const INSERT_PARAMS = [
-  'id',
-  'agentId',
-  'type',
-  'scope',
-  'content',
-  'metadata',
-  'timeframe',
-  'sourceRunId',
-  'producerId',
-  'runKind',
-  'isCorrection',
-  'createdAt',
-  'expiresAt',
-  'expiryPolicy',
-  'idempotencyKey',
-  'requestHash',
-  'instruments',
-  'linkTargets',
-  'linkTypes',
-] as const;
-type InsertParam = (typeof INSERT_PARAMS)[number];
-type P = Readonly<Record<InsertParam, string>>;
-
-/** Which instruments a record may target: writes need selected, active ones (W2); imports only catalog ones (I2). */
-const TARGETABLE = {
-  write: (p: P) => `SELECT coalesce(array_agg(s."instrumentId"), '{}') AS ids
-    FROM "AgentInstrument" s JOIN "Instrument" i ON i.id = s."instrumentId"
-   WHERE s."agentId" = ${p.agentId} AND s."deselectedAt" IS NULL AND i.active
-     AND s."instrumentId" = ANY(${p.instruments}::text[])`,
-  import: (p: P) =>
-    `SELECT coalesce(array_agg(i.id), '{}') AS ids FROM "Instrument" i WHERE i.id = ANY(${p.instruments}::text[])`,
-};
-
-/**
- * W9 for writes: the writing run's row is read FOR SHARE, so the insert sees its committed status and
- * a concurrent finishRun (which takes the row FOR UPDATE) waits until this write has committed.
- * Imports name historic runs and check nothing about their status.
- */
-const WRITER = {
-  write: (p: P) =>
-    `SELECT r.status::text AS status FROM "Run" r WHERE r."agentId" = ${p.agentId} AND r.id = ${p.sourceRunId} FOR SHARE`,
-  import: () => `SELECT 'RUNNING'::text AS status`,
-};
+export type { MemoryInsert };
 
 /**
  * W2, W4, W5 and W9 in ONE statement: it checks that the run is RUNNING, every target is targetable
@@ -104,8 +50,7 @@ WITH writer AS (
 ), selected AS (
   ${TARGETABLE[mode](p)}
 ), linkable AS (
-  SELECT coalesce(array_agg(m.id), '{}') AS ids FROM "Memory" m
-   WHERE m."agentId" = ${p.agentId} AND m.id = ANY(${p.linkTargets}::uuid[])
+  ${LINKABLE(p)}
 ), valid AS (
   SELECT cardinality(selected.ids) = cardinality(${p.instruments}::text[])
      AND cardinality(linkable.ids) = (SELECT count(DISTINCT target) FROM unnest(${p.linkTargets}::uuid[]) AS target)
@@ -134,53 +79,68 @@ WITH writer AS (
     FROM m, unnest(${p.linkTargets}::uuid[], ${p.linkTypes}::text[]) WITH ORDINALITY AS u(target, link_type, ord)
 )
 SELECT (SELECT id FROM m) AS id, (SELECT seq::text FROM m) AS seq, (SELECT status FROM writer) AS run_status,
-       selected.ids AS selected, linkable.ids::text[] AS linkable FROM selected, linkable`,
+       selected.ids AS selected, linkable.ids AS linkable FROM selected, linkable`,
   );
 
 const INSERT_MEMORY = { write: insertStatement('write'), import: insertStatement('import') };
 
-interface InsertResult {
+interface InsertResult extends InsertChecks {
   id: string | null;
   /** bigint as text: the drivers disagree on how they hand over int8. */
   seq: string | null;
-  run_status: string | null;
-  selected: string[];
-  linkable: string[];
+}
+
+/**
+ * Stores a write's record in the database's write form (D2, `WRITE_FORM`) and returns its seq (L2),
+ * or throws the typed error of its first bad reference.
+ */
+export function storeMemory(db: Database, row: MemoryInsert): Promise<number> {
+  return db.writeForm === 'transaction'
+    ? db.sqlTransaction((sql) => insertMemory(sql, row, 'write', 'transaction'))
+    : insertMemory(db.writeSql, row, 'write', 'statement');
 }
 
 /**
  * Inserts a record with its targets and links and returns its seq (L2), or throws the typed error of
- * its first bad reference.
+ * its first bad reference. `transaction` runs single-shard statements on `sql`, which must then be
+ * inside a transaction (./routable-write.ts).
  */
-export async function insertMemory(sql: Sql, row: MemoryInsert, mode: 'write' | 'import'): Promise<number> {
-  const statement = INSERT_MEMORY[mode];
-  const linkTargets = row.links.map((link) => link.targetMemoryId);
-  const [result] = await sql
-    .query<InsertResult>(
+export async function insertMemory(
+  sql: Sql,
+  row: MemoryInsert,
+  mode: 'write' | 'import',
+  form: WriteForm,
+): Promise<number> {
+  try {
+    if (form === 'transaction') {
+      const outcome = await insertRoutable(sql, row, mode);
+      if ('seq' in outcome) return outcome.seq;
+      return refuse(row, outcome);
+    }
+    const statement = INSERT_MEMORY[mode];
+    // Prepared once per connection of the write pool (its plans stay PostgreSQL's choice: every
+    // lookup is by key): parsing and planning this statement cost more than running it.
+    const [result] = await sql.query<InsertResult>(
       statement.text,
-      statement.bind({
-        ...row,
-        metadata: JSON.stringify(row.metadata),
-        isCorrection: isCorrection(row.links),
-        linkTargets,
-        linkTypes: row.links.map((link) => link.linkType),
-      }),
-      // Prepared once per connection of the write pool (its plans stay PostgreSQL's choice: every
-      // lookup is by key): parsing and planning this statement cost more than running it.
+      statement.bind(insertValues(row)),
       `memory_${mode}`,
-    )
-    .catch((error: unknown) => {
-      throw isSearchDocumentTooLong(error) ? searchDocumentError() : error;
-    });
-  if (result?.id) return Number(result.seq);
+    );
+    if (result?.id) return Number(result.seq);
+    return refuse(row, result ?? { run_status: null, selected: [], linkable: [] });
+  } catch (error) {
+    throw isSearchDocumentTooLong(error) ? searchDocumentError() : error;
+  }
+}
+
+/** The typed error of the first bad reference the checks found. */
+function refuse(row: MemoryInsert, checks: InsertChecks): never {
   // W9: the run finished (or vanished) before this write could commit.
-  if (result?.run_status !== 'RUNNING')
-    throw new RunNotRunningError(row.sourceRunId, result?.run_status ?? null);
-  const selected = new Set(result.selected);
-  const linkable = new Set(result.linkable);
+  if (checks.run_status !== 'RUNNING') throw new RunNotRunningError(row.sourceRunId, checks.run_status);
+  const selected = new Set(checks.selected);
+  const linkable = new Set(checks.linkable);
   const badTarget = row.instruments.findIndex((instrument) => !selected.has(instrument));
   if (badTarget >= 0) throw new InvalidMemoryTargetError(badTarget, row.instruments[badTarget]!);
-  const badLink = linkTargets.findIndex((target) => !linkable.has(target));
+  const badLink = row.links.findIndex((link) => !linkable.has(link.targetMemoryId));
   if (badLink >= 0) throw new InvalidMemoryLinkError(badLink);
   throw new Error('memory insert returned no row although every reference is valid');
 }

@@ -6,6 +6,7 @@ import { evaluateStoredExpiry } from '../domain/expiry.js';
 import { requireWriteShape } from '../domain/write-validation.js';
 import type { CommittedMemory, MemoryEvents } from '../live/events.js';
 import type { Database, Sql } from '../store/db.js';
+import type { WriteForm } from '../store/write-form.js';
 import { findImportRun, insertMemory } from '../records/record-write.js';
 import type { MemoryWrite } from './write-memory.js';
 
@@ -28,7 +29,7 @@ export async function importMemories(
     const stored: CommittedMemory[] = [];
     for (const [index, item] of items.entries()) {
       try {
-        stored.push(await importOne(sql, item));
+        stored.push(await importOne(sql, item, deps.db.writeForm));
       } catch (error) {
         if (error instanceof ServiceError) throw new ImportItemError(index, error);
         throw error;
@@ -41,7 +42,7 @@ export async function importMemories(
   return imported;
 }
 
-async function importOne(sql: Sql, item: MemoryImport): Promise<CommittedMemory> {
+async function importOne(sql: Sql, item: MemoryImport, form: WriteForm): Promise<CommittedMemory> {
   const shape = requireWriteShape(item, 'import', null);
   const run = await findImportRun(sql, item.agentId, item.sourceRunId);
   // I1: nothing is stamped; the expiry is evaluated by X7–X10 through the shared expiry function.
@@ -79,6 +80,7 @@ async function importOne(sql: Sql, item: MemoryImport): Promise<CommittedMemory>
       links: shape.links,
     },
     'import',
+    form,
   );
   return {
     id,

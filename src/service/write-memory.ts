@@ -21,7 +21,7 @@ import type { MemoryRecord } from '../records/record-shape.js';
 import {
   findByIdempotencyKey,
   insertedRecord,
-  insertMemory,
+  storeMemory,
   type MemoryInsert,
 } from '../records/record-write.js';
 import { selectedInstruments } from '../store/instruments.js';
@@ -161,7 +161,7 @@ async function storeWrite(
   };
   let seq: number;
   try {
-    seq = await insertMemory(db.writeSql, row, 'write');
+    seq = await storeMemory(db, row);
   } catch (error) {
     // W8 under concurrency: the loser of a race on the same key answers like a retry.
     const raced = isUniqueViolation(error) ? await retryOf() : null;

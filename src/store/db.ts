@@ -17,6 +17,7 @@ import {
   type StatementHook,
   type StatementListener,
 } from './statement-observer.js';
+import type { WriteForm } from './write-form.js';
 
 export type { PrismaClient };
 
@@ -34,6 +35,8 @@ export interface DatabaseConfig {
   poolSize?: number;
   /** PostgreSQL: named statements planned once per connection, as generic plans (default true). */
   genericPlans?: boolean;
+  /** D2: how the record write is sent (default `statement`; see ./write-form.ts). */
+  writeForm?: WriteForm;
   /** S7: database time a read may take on PostgreSQL, in ms (default 2000); writes get WRITE_TIMEOUT_FACTOR × it. */
   statementTimeoutMs?: number;
   /** PGlite only: start from a dumped data folder (tests start from an already migrated copy). */
@@ -68,6 +71,8 @@ export interface Database {
   readonly sql: Sql;
   /** The record write (W9's one statement): its own pool and its larger bound; never cancelled by a scope. */
   readonly writeSql: Sql;
+  /** D2: how the record write is sent (./write-form.ts). */
+  readonly writeForm: WriteForm;
   /** Runs `work` in one transaction on the write pool: committed when it resolves, rolled back when it throws. */
   sqlTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
   /**
@@ -150,7 +155,11 @@ interface Driver {
 function makeDatabase(
   driver: Driver,
   statementTimeoutMs: number,
-  { onStatement, beforeStatement }: Pick<DatabaseConfig, 'onStatement' | 'beforeStatement'>,
+  {
+    onStatement,
+    beforeStatement,
+    writeForm = 'statement',
+  }: Pick<DatabaseConfig, 'onStatement' | 'beforeStatement' | 'writeForm'>,
 ): Database {
   const { kind, adapter, pools, pglite } = driver;
   const prisma = new PrismaClient({ adapter: onStatement ? observePrisma(adapter, onStatement) : adapter });
@@ -170,6 +179,7 @@ function makeDatabase(
     prisma,
     sql: direct.reads(scope),
     writeSql: direct.writes,
+    writeForm,
     sqlTransaction: direct.sqlTransaction,
     scoped: (more) => withScope({ ...scope, ...more }),
     pools: poolsByName,

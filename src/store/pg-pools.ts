@@ -191,8 +191,8 @@ export function pgSql(pools: PgPools, observed: Observe): DirectSql {
     async sqlTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
       const client = await pools.writes.connect();
       const direct = observed({
-        query: async <R>(text: string, params: unknown[] = []) =>
-          (await client.query(text, params)).rows as R[],
+        query: async <R>(text: string, params: unknown[] = [], name?: string) =>
+          (await client.query({ text, values: params, ...(name ? { name } : {}) })).rows as R[],
       });
       try {
         await direct.query('BEGIN');

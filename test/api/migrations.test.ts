@@ -354,6 +354,7 @@ describe('D1: the distribution-keys migration', () => {
             links: [{ targetMemoryId: id('f', 1), linkType: 'cites' }],
           },
           'write',
+          'statement',
         );
         expect(seq).toBe(3);
         // A link to another agent's record is refused by the composite foreign key itself (W4).

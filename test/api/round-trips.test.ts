@@ -446,6 +446,65 @@ describe('round trips', () => {
     `);
   });
 
+  it('D2: round trips of a write and an import with WRITE_FORM=transaction (single-shard statements)', async () => {
+    const routed = await startHarness({ recorder, sessionCheckMs: 3_600_000, writeForm: 'transaction' });
+    try {
+      const agent = await createAgentFixture(routed, { instruments: ['BTC', 'ETH'] });
+      const run = await startRun(routed, agent.producers.adhoc!.id);
+      const target = await writeOk(routed, run.token, { type: 'note', scope: 'AGENT', content: 'target' });
+      const input = {
+        type: 'note',
+        scope: 'INSTRUMENTS',
+        instruments: ['BTC', 'ETH'],
+        content: 'a write',
+        links: [{ targetMemoryId: target.id, linkType: 'supports' }],
+      };
+      const write = await recorder.during(() => routed.ok(CREATE_MEMORY, { input }, run.token));
+      const item = {
+        agentId: agent.agentId,
+        type: 'legacy',
+        scope: 'AGENT',
+        createdAt: '2025-01-01T00:00:00Z',
+      };
+      const imported = await recorder.during(() =>
+        routed.ok('mutation($i: [ImportMemoryInput!]!) { importMemories(input: $i) { id } }', {
+          i: [{ ...item, content: 'one', links: [{ targetMemoryId: target.id, linkType: 'evidence' }] }],
+        }),
+      );
+      expect({ write, imported }).toMatchInlineSnapshot(`
+        {
+          "imported": {
+            "count": 8,
+            "statements": [
+              "sql: BEGIN",
+              "sql: SELECT 1 FROM Agent WHERE id = $",
+              "sql: SELECT (SELECT 'RUNNING'::text AS status) AS run_status, (SELECT coalesce(array_agg(i.id), '{}') AS ids FROM Instrument i WHERE i.id = ANY($::text[])) AS selected, (SELECT coalesce(array_agg(m.i…",
+              "sql: UPDATE Agent SET lastSeq = lastSeq + 1 WHERE id = $ RETURNING lastSeq::text AS seq",
+              "sql: INSERT INTO Memory (id, agentId, type, scope, content, metadata, timeframe, sourceRunId, producerId, runKind, isCorrection, createdAt, expiresAt, expiryPolicy, idempotencyKey, requestHash, seq) …",
+              "sql: INSERT INTO MemoryLink (agentId, memoryId, position, targetMemoryId, linkType) VALUES ($, $, 0, $::uuid, $)",
+              "sql: COMMIT",
+              "sql: WITH record SELECT m.* FROM record m",
+            ],
+          },
+          "write": {
+            "count": 7,
+            "statements": [
+              "sql: BEGIN",
+              "sql: SELECT (SELECT r.status::text AS status FROM Run r WHERE r.agentId = $ AND r.id = $ FOR SHARE) AS run_status, (SELECT coalesce(array_agg(s.instrumentId), '{}') AS ids FROM AgentInstrument s JOIN…",
+              "sql: UPDATE Agent SET lastSeq = lastSeq + 1 WHERE id = $ RETURNING lastSeq::text AS seq",
+              "sql: INSERT INTO Memory (id, agentId, type, scope, content, metadata, timeframe, sourceRunId, producerId, runKind, isCorrection, createdAt, expiresAt, expiryPolicy, idempotencyKey, requestHash, seq) …",
+              "sql: INSERT INTO MemoryTarget (memoryId, position, instrumentId, agentId, producerId, runKind, type, isCorrection, createdAt) VALUES ($, 0, $, $, $, $::RunKind, $, $, $), ($, 1, $, $, $, $::RunKind, …",
+              "sql: INSERT INTO MemoryLink (agentId, memoryId, position, targetMemoryId, linkType) VALUES ($, $, 0, $::uuid, $)",
+              "sql: COMMIT",
+            ],
+          },
+        }
+      `);
+    } finally {
+      await routed.close();
+    }
+  });
+
   it("Pothos: resolvers that leave the planned query unused fail every test (onUnusedQuery: 'error')", () => {
     expect(builder.options.prisma?.onUnusedQuery).toBe('error');
     // Decided once, before the schema was built: a later change would not reach the builder.

@@ -264,7 +264,7 @@ describe.skipIf(!testDatabaseUrl)('named statements: their generic plans', () =>
       instruments: ['BTC', 'SOL'],
       links: dataset.linkedIds.map((targetMemoryId) => ({ targetMemoryId, linkType: 'evidence' })),
     };
-    const sent = await capture.first(() => insertMemory(db.writeSql, row, 'write'));
+    const sent = await capture.first(() => insertMemory(db.writeSql, row, 'write', 'statement'));
     expect(sent.name).toBe('memory_write');
     const plan = await explainGenericPlan(client, sent.text, sent.params);
     const whole = plan.seqScans.filter((table) => GROWING.includes(table));

@@ -14,7 +14,7 @@ import { testDatabaseUrl, withDatabaseName } from './env.js';
 const TEST_STATEMENT_TIMEOUT_MS = 30_000;
 
 export async function createTestDatabase(
-  options: Pick<DatabaseConfig, 'onStatement' | 'beforeStatement' | 'statementTimeoutMs'> & {
+  options: Pick<DatabaseConfig, 'onStatement' | 'beforeStatement' | 'statementTimeoutMs' | 'writeForm'> & {
     /** D3: `plain` whatever the run's layout (TEST_DATABASE_LAYOUT): plan shapes, index names. */
     layout?: 'plain';
   } = {},
@@ -54,7 +54,7 @@ export async function createTestDatabase(
  * outcome the kind cannot change (the page in a browser), so they run once (test/support/projects.ts).
  */
 export async function createEmbeddedTestDatabase(
-  options: Pick<DatabaseConfig, 'onStatement' | 'beforeStatement' | 'statementTimeoutMs'> = {},
+  options: Pick<DatabaseConfig, 'onStatement' | 'beforeStatement' | 'statementTimeoutMs' | 'writeForm'> = {},
 ): Promise<Database> {
   const snapshot = new Blob([await readFile(inject('pgliteSnapshot'))]);
   return openDatabase({ dataDir: 'memory://', pgliteSnapshot: snapshot, ...options });

@@ -1,5 +1,6 @@
 // An in-process service over a fresh database: GraphQL through yoga.fetch, a settable clock, and
 // admin helpers that build agents, producers and runs through the public API.
+import type { WriteForm } from '../../src/store/write-form.js';
 import { createLogger } from '../../src/logger.js';
 import { createServer, type Server, type ServerDeps } from '../../src/server.js';
 import { createMemoryEvents, type MemoryEvents } from '../../src/live/events.js';
@@ -66,6 +67,8 @@ export interface HarnessOptions {
   statementTimeoutMs?: number;
   /** D3: the plain layout whatever TEST_DATABASE_LAYOUT says (tests of plan shapes and index names). */
   layout?: 'plain';
+  /** D2: how the service sends the record write (WRITE_FORM; default the one statement). */
+  writeForm?: WriteForm;
 }
 
 const databaseOptions = (options: HarnessOptions) => ({
@@ -73,6 +76,7 @@ const databaseOptions = (options: HarnessOptions) => ({
   beforeStatement: options.beforeStatement,
   statementTimeoutMs: options.statementTimeoutMs,
   layout: options.layout,
+  writeForm: options.writeForm,
 });
 
 /** The service over a fresh database of the run's kind (PGlite, or PostgreSQL with TEST_DATABASE_URL). */

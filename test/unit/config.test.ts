@@ -131,6 +131,7 @@ describe('S12: settings are checked by one schema', () => {
       introspection: true,
       compiledQueries: true,
       genericPlans: true,
+      writeForm: 'statement',
     });
   });
 
@@ -163,6 +164,7 @@ describe('S12: settings are checked by one schema', () => {
         MAX_EXPENSIVE_PER_TOKEN: '1',
         COMPILED_QUERIES: '0',
         GENERIC_PLANS: '0',
+        WRITE_FORM: 'transaction',
       }),
     ).toMatchObject({
       port: 0,
@@ -175,6 +177,7 @@ describe('S12: settings are checked by one schema', () => {
       maxExpensivePerToken: 1,
       compiledQueries: false,
       genericPlans: false,
+      writeForm: 'transaction',
     });
   });
 
@@ -204,6 +207,7 @@ describe('S12: settings are checked by one schema', () => {
     ['INTROSPECTION', 'true', /0 or 1/],
     ['COMPILED_QUERIES', 'no', /0 or 1/],
     ['GENERIC_PLANS', '2', /0 or 1/],
+    ['WRITE_FORM', 'cte', /one of statement, transaction/],
     ['CORS_ORIGINS', '*', /not an origin/],
     ['DATABASE_URL', 'mysql://x', /postgres:\/\//],
     ['ADMIN_TOKEN', 'short', /at least 16/],
