@@ -11,6 +11,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PAGE_SIZE } from '../../src/domain/memory-filter.js';
 import { insertMemory, type MemoryInsert } from '../../src/records/record-write.js';
+import { insertRoutable } from '../../src/records/routable-write.js';
 import { createTestDatabase } from '../support/db.js';
 import { testDatabaseUrl } from '../support/env.js';
 import {
@@ -121,7 +122,10 @@ const EXPECTED: Expected[] = [
  * Sites whose named statement is prepared on the write pool, where plans stay PostgreSQL's choice (no
  * forced generic plan), so a cached generic plan must read every growing table by key.
  */
-const PREPARED_WRITES = ['src/records/record-write.ts#insertMemory'];
+const PREPARED_WRITES = [
+  'src/records/record-write.ts#insertMemory',
+  'src/records/routable-write.ts#insertRoutable',
+];
 
 /** Sites that pass a caller's name on (or call something else `query`): they name nothing themselves. */
 const PASSING_ON = [
@@ -244,7 +248,7 @@ describe.skipIf(!testDatabaseUrl)('named statements: their generic plans', () =>
     expect(faults).toEqual([]);
   }, 120_000);
 
-  it('W9: the write statement, prepared on the write pool, reads every growing table by key in its generic plan', async () => {
+  it('W9, D2: the write statement and WRITE_FORM=transaction’s, prepared on the write pool, read every growing table by key in their generic plans', async () => {
     const row: MemoryInsert = {
       id: randomUUID(),
       agentId: dataset.big.id,
@@ -266,10 +270,33 @@ describe.skipIf(!testDatabaseUrl)('named statements: their generic plans', () =>
     };
     const sent = await capture.first(() => insertMemory(db.writeSql, row, 'write', 'statement'));
     expect(sent.name).toBe('memory_write');
-    const plan = await explainGenericPlan(client, sent.text, sent.params);
-    const whole = plan.seqScans.filter((table) => GROWING.includes(table));
-    expect(whole).toEqual([]);
+    // D2: WRITE_FORM=transaction's statements, each as it would be sent (the checks answered valid).
+    const routed: { name?: string; text: string; params: unknown[] }[] = [];
+    await insertRoutable(
+      {
+        query: async <T>(text: string, params: unknown[] = [], name?: string) => {
+          routed.push({ text, params, name });
+          if (name === 'memory_write_checks')
+            return [{ run_status: 'RUNNING', selected: row.instruments, linkable: dataset.linkedIds }] as T[];
+          return (name === 'memory_next_seq' ? [{ seq: '1' }] : []) as T[];
+        },
+      },
+      row,
+      'write',
+    );
+    expect(routed.map((statement) => statement.name)).toEqual([
+      'memory_write_checks',
+      'memory_next_seq',
+      'memory_record',
+      'memory_targets_2',
+      `memory_links_${dataset.linkedIds.length}`,
+    ]);
     const { rows } = await client.query<{ jit_above_cost: string }>('SHOW jit_above_cost');
-    expect(plan.totalCost).toBeLessThan(Math.max(0, Number(rows[0]!.jit_above_cost)) || 100_000);
+    for (const statement of [sent, ...routed]) {
+      const plan = await explainGenericPlan(client, statement.text, statement.params);
+      const whole = plan.seqScans.filter((table) => GROWING.includes(table));
+      expect({ statement: statement.name, whole }).toEqual({ statement: statement.name, whole: [] });
+      expect(plan.totalCost).toBeLessThan(Math.max(0, Number(rows[0]!.jit_above_cost)) || 100_000);
+    }
   });
 });
