@@ -314,7 +314,7 @@ export async function measureSides(
   const number = (name: string, full: number, small: number) =>
     Number(process.env[name] || (quick ? small : full));
   const connections = number('BENCH_BROWSE_CONNECTIONS', 32, 2);
-  const seconds = number('BENCH_BROWSE_SECONDS', 15, 1);
+  const seconds = number('BENCH_BROWSE_SECONDS', 15, 0.5);
   const rounds = number('BENCH_BROWSE_ROUNDS', 3, 1);
   const warmup = number('BENCH_BROWSE_WARMUP_SECONDS', 5, 0);
   const progress = (message: string) => process.stderr.write(`${scenario}: ${message}\n`);

@@ -74,7 +74,7 @@ async function measure(fleet: Fleet, clients: Client[], rate: number, seconds: n
   if (failed.length) throw new Error(`${failed.length} of ${total} writes failed`, { cause: failed[0] });
   const elapsed = (Date.now() - started) / 1000;
   const serverCpu = pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0) - serverCpuBefore;
-  await sleep(3000); // the last deliveries
+  await sleep(Math.min(3000, seconds * 2000)); // the last deliveries (a quick run's are few)
   const reports = await Promise.all(clients.map((client) => client.request<ClientReport>({ cmd: 'report' })));
   const latencies = reports.flatMap((report) => report.latencies).sort((a, b) => a - b);
   const generatorCpu = reports.reduce((sum, report) => sum + report.cpuSeconds, 0);
@@ -136,13 +136,16 @@ async function runRow(databaseUrl: string, row: Row, seconds: number): Promise<S
   progress(`${row.label}: starting`);
   const fleet = row.instances ? await serviceFleet(databaseUrl, row.instances) : await baselineFleet();
   const clients = Array.from({ length: CLIENT_PROCESSES }, forkClient);
+  // The fleet settles before the RSS baseline and after subscribing (1 s and 2 s; shorter when a
+  // quick run measures for less than that).
+  const settle = (ms: number) => sleep(Math.min(ms, seconds * 2000));
   try {
-    await sleep(1000);
+    await settle(1000);
     const rss = () => fleet.servers.reduce((sum, server) => sum + rssMb(server.pid), 0);
     const before = rss();
     progress(`${row.label}: subscribing`);
     await subscribe(fleet, clients, row.active, row.idle);
-    await sleep(2000);
+    await settle(2000);
     const connections = row.active + row.idle;
     const rssPer1000 = ((rss() - before) * 1000) / connections;
     if (!row.rates.length) {
@@ -175,7 +178,7 @@ export async function runFanoutBench(options: {
   quick?: boolean;
 }): Promise<ScenarioReport> {
   const scale = options.quick ? 0.05 : 1;
-  const seconds = options.quick ? 1 : Number(process.env.BENCH_FANOUT_SECONDS || 15);
+  const seconds = options.quick ? 0.5 : Number(process.env.BENCH_FANOUT_SECONDS || 15);
   const n = (count: number) => Math.max(2, Math.round(count * scale));
   const rows: Row[] = [
     {

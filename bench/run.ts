@@ -29,7 +29,7 @@ const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const named = args.filter((arg) => arg !== '--quick');
 
-const writeSeconds = Number(process.env.BENCH_SECONDS || (quick ? 1 : 10));
+const writeSeconds = Number(process.env.BENCH_SECONDS || (quick ? 0.5 : 10));
 
 type Scenario = () => Promise<ScenarioReport>;
 const scenarios: Record<string, Scenario> = {

@@ -167,11 +167,12 @@ export async function runWriteBench(options: {
     };
     const statementOp = storeOp(direct);
     const routableOp = storeOp(routed);
-    // Warm up every path, then measure each for the same duration.
-    await closedLoop(CLIENTS, 2, graphqlOp);
-    await closedLoop(CLIENTS, 2, rawOp);
-    await closedLoop(CLIENTS, 2, statementOp);
-    await closedLoop(CLIENTS, 2, routableOp);
+    // Warm up every path (2 s; a quick run's measurement time), then measure each for the same duration.
+    const warmup = Math.min(2, options.seconds);
+    await closedLoop(CLIENTS, warmup, graphqlOp);
+    await closedLoop(CLIENTS, warmup, rawOp);
+    await closedLoop(CLIENTS, warmup, statementOp);
+    await closedLoop(CLIENTS, warmup, routableOp);
     const raw = await closedLoop(CLIENTS, options.seconds, rawOp);
     const graphql = await closedLoop(CLIENTS, options.seconds, graphqlOp);
     const statement = await closedLoop(CLIENTS, options.seconds, statementOp);
