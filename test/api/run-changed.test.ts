@@ -131,7 +131,6 @@ describe('L3: runChanged across instances', () => {
   let redis: OwnRedis;
   beforeAll(async () => {
     redis = await startOwnRedis();
-    await redis.start();
   });
   afterAll(async () => {
     await redis?.remove();

@@ -7,7 +7,7 @@ import { freePort } from './ports.js';
 export interface OwnRedis {
   port: number;
   url: string;
-  /** Starts redis-server on the same port and waits until it answers PING. */
+  /** Starts redis-server on the same port (after stop(); startOwnRedis already started it) and waits until it answers PING. */
   start(): Promise<void>;
   /** SIGKILL: Redis vanishes as in a crash. */
   stop(): Promise<void>;
@@ -40,6 +40,10 @@ export async function startOwnRedis(): Promise<OwnRedis> {
     port,
     url: `redis://127.0.0.1:${port}`,
     async start() {
+      // A second server on the port would fail to bind while the first answers PING, and the first
+      // would then outlive stop(): refuse instead.
+      if (child && child.exitCode === null && child.signalCode === null)
+        throw new Error(`redis-server on ${port} is already running`);
       const server = spawn(
         'redis-server',
         [
