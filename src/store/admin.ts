@@ -162,10 +162,18 @@ export async function insertRun(
  */
 export async function finishRun(db: Database, runId: string, status: RunStatus, now: Date) {
   return db.sqlTransaction(async (sql) => {
-    const [run] = await sql.query<{ status: string; agentId: string; startedAt: Date; tokenHash: string }>(
-      `SELECT status, "agentId", "startedAt", "tokenHash" FROM "Run" r WHERE ${anyAgent('r')} AND id = $1 FOR UPDATE`,
+    // D2: the run's agent by an unlocked probe first, then the row lock on the agent's shard alone
+    // (Citus refuses FOR UPDATE on a statement that visits several shards).
+    const [owner] = await sql.query<{ agentId: string }>(
+      `SELECT r."agentId" FROM "Run" r WHERE ${anyAgent('r')} AND r.id = $1`,
       [runId],
     );
+    const [run] = owner
+      ? await sql.query<{ status: string; agentId: string; startedAt: Date; tokenHash: string }>(
+          `SELECT status, "agentId", "startedAt", "tokenHash" FROM "Run" WHERE "agentId" = $2 AND id = $1 FOR UPDATE`,
+          [runId, owner.agentId],
+        )
+      : [];
     if (!run) throw new NotFoundError(`run ${runId} does not exist`);
     // Only a RUNNING run can finish; the row lock makes a concurrent second finish lose cleanly.
     if (run.status !== 'RUNNING')

@@ -191,19 +191,29 @@ export function pgSql(pools: PgPools, observed: Observe): DirectSql {
     async sqlTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
       const client = await pools.writes.connect();
       const direct = observed({
-        query: async <R>(text: string, params: unknown[] = [], name?: string) =>
-          (await client.query({ text, values: params, ...(name ? { name } : {}) })).rows as R[],
+        query: async <R>(text: string, params: unknown[] = [], name?: string) => {
+          try {
+            return (await client.query({ text, values: params, ...(name ? { name } : {}) })).rows as R[];
+          } catch (error) {
+            // S7: a statement stopped at the write pool's bound is a timeout, as outside a transaction.
+            if (error instanceof pg.DatabaseError && error.code === QUERY_CANCELED)
+              throw new QueryTimeoutError(pools.writes.timeoutMs);
+            throw error;
+          }
+        },
       });
+      // A connection whose ROLLBACK failed may still be inside the transaction: never reuse it.
+      let unusable: Error | undefined;
       try {
         await direct.query('BEGIN');
         const result = await work(direct);
         await direct.query('COMMIT');
         return result;
       } catch (error) {
-        await direct.query('ROLLBACK').catch(() => {});
+        await direct.query('ROLLBACK').catch((failed: unknown) => (unusable = toError(failed)));
         throw error;
       } finally {
-        client.release();
+        client.release(unusable);
       }
     },
   };

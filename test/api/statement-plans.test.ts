@@ -268,31 +268,44 @@ describe.skipIf(!testDatabaseUrl)('named statements: their generic plans', () =>
       instruments: ['BTC', 'SOL'],
       links: dataset.linkedIds.map((targetMemoryId) => ({ targetMemoryId, linkType: 'evidence' })),
     };
-    const sent = await capture.first(() => insertMemory(db.writeSql, row, 'write', 'statement'));
-    expect(sent.name).toBe('memory_write');
+    // Writes, and imports (their batch's transaction prepares them on the write pool as well).
+    const sent = [
+      await capture.first(() => insertMemory(db.writeSql, row, 'write', 'statement')),
+      await capture.first(() => insertMemory(db.writeSql, row, 'import', 'statement')),
+    ];
+    expect(sent.map((statement) => statement.name)).toEqual(['memory_write', 'memory_import']);
     // D2: WRITE_FORM=transaction's statements, each as it would be sent (the checks answered valid).
     const routed: { name?: string; text: string; params: unknown[] }[] = [];
-    await insertRoutable(
-      {
-        query: async <T>(text: string, params: unknown[] = [], name?: string) => {
-          routed.push({ text, params, name });
-          if (name === 'memory_write_checks')
-            return [{ run_status: 'RUNNING', selected: row.instruments, linkable: dataset.linkedIds }] as T[];
-          return (name === 'memory_next_seq' ? [{ seq: '1' }] : []) as T[];
+    for (const mode of ['write', 'import'] as const) {
+      await insertRoutable(
+        {
+          query: async <T>(text: string, params: unknown[] = [], name?: string) => {
+            routed.push({ text, params, name });
+            if (name === `memory_${mode}_checks`)
+              return [
+                { run_status: 'RUNNING', selected: row.instruments, linkable: dataset.linkedIds },
+              ] as T[];
+            return (name === 'memory_next_seq' ? [{ seq: '1' }] : []) as T[];
+          },
         },
-      },
-      row,
-      'write',
-    );
-    expect(routed.map((statement) => statement.name)).toEqual([
-      'memory_write_checks',
+        row,
+        mode,
+      );
+    }
+    const inserts = [
       'memory_next_seq',
       'memory_record',
       'memory_targets_2',
       `memory_links_${dataset.linkedIds.length}`,
+    ];
+    expect(routed.map((statement) => statement.name)).toEqual([
+      'memory_write_checks',
+      ...inserts,
+      'memory_import_checks',
+      ...inserts,
     ]);
     const { rows } = await client.query<{ jit_above_cost: string }>('SHOW jit_above_cost');
-    for (const statement of [sent, ...routed]) {
+    for (const statement of [...sent, ...routed]) {
       const plan = await explainGenericPlan(client, statement.text, statement.params);
       const whole = plan.seqScans.filter((table) => GROWING.includes(table));
       expect({ statement: statement.name, whole }).toEqual({ statement: statement.name, whole: [] });

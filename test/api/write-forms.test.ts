@@ -4,7 +4,10 @@
 // numbering under concurrency (L2), imports (I3, I4). On PostgreSQL this file runs on the layout
 // hash-partitioned by agent, Citus' rules (D3).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunNotRunningError } from '../../src/domain/errors.js';
+import { writeMemory as storeWrite } from '../../src/service/write-memory.js';
 import { WRITE_FORMS } from '../../src/store/write-form.js';
+import { testDatabaseUrl } from '../support/env.js';
 import {
   CREATE_MEMORY,
   createAgentFixture,
@@ -56,6 +59,19 @@ describe.each(WRITE_FORMS)('D2: WRITE_FORM=%s', (writeForm) => {
     return { seqs: rows.map((row) => Number(row.seq)), lastSeq: Number(agent!.lastSeq) };
   };
   const contiguous = (seqs: number[]) => seqs.every((seq, index) => seq === index + 1);
+  const finish = (runId: string) =>
+    h.ok('mutation($r: UUID!) { finishRun(runId: $r, status: SUCCEEDED) { status } }', { r: runId });
+  /** W5: a trigger makes the insert of a link of `linkType` fail, after the record row is in. */
+  const failLinksOfType = async (linkType: string) => {
+    await h.db.prisma.$executeRawUnsafe(`
+      CREATE OR REPLACE FUNCTION test_fail_form_link() RETURNS trigger AS $$
+      BEGIN RAISE EXCEPTION 'secret_form_detail'; END $$ LANGUAGE plpgsql`);
+    await h.db.prisma.$executeRawUnsafe(`
+      CREATE TRIGGER test_fail_form_link BEFORE INSERT ON "MemoryLink" FOR EACH ROW
+      WHEN (NEW."linkType" = '${linkType}') EXECUTE FUNCTION test_fail_form_link()`);
+  };
+  const stopFailingLinks = () =>
+    h.db.prisma.$executeRawUnsafe('DROP TRIGGER test_fail_form_link ON "MemoryLink"');
 
   it('W1, W4: a record with targets and links is stored as the write answered, provenance included', async () => {
     const first = await writeOk(h, run.token, { type: 'note', scope: 'AGENT', content: 'first' });
@@ -127,18 +143,51 @@ describe.each(WRITE_FORMS)('D2: WRITE_FORM=%s', (writeForm) => {
     expect(after.lastSeq).toBe(before.lastSeq + 1);
   });
 
-  it('W9: a finished run’s write is refused by the write itself', async () => {
+  it('W9: the write itself refuses a run that finished after its caller was resolved', async () => {
     const late = await startRun(h, fx.producers.adhoc!.id);
-    await h.ok('mutation($r: UUID!) { finishRun(runId: $r, status: SUCCEEDED) { status } }', {
-      r: late.runId,
+    const found = await h.db.prisma.run.findFirstOrThrow({
+      where: { id: late.runId },
+      include: { producer: true },
     });
-    const result = await h.gql(
-      CREATE_MEMORY,
-      { input: { type: 'note', scope: 'AGENT', content: 'late' } },
-      late.token,
-    );
-    expect(result.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    const identity = { ...found, producerName: found.producer.name }; // resolved while RUNNING
+    await finish(late.runId);
+    await expect(
+      storeWrite(
+        { db: h.db, events: h.events, now: () => new Date() },
+        identity,
+        { type: 'note', scope: 'AGENT', content: 'late' },
+        'graphql',
+      ),
+    ).rejects.toBeInstanceOf(RunNotRunningError);
     expect(await h.db.prisma.memory.count({ where: { sourceRunId: late.runId } })).toBe(0);
+  });
+
+  it('W9: writes racing finishRun: every stored record was acknowledged, none is after finishedAt', async () => {
+    const racing = await startRun(h, fx.producers.adhoc!.id);
+    const answers: Promise<{ stored: string | null; refused: boolean }>[] = [];
+    for (let i = 0; i < 60; i++) {
+      answers.push(
+        h
+          .gql<{ createMemory: { memory?: { id: string } } }>(
+            CREATE_MEMORY,
+            { input: { type: 'note', scope: 'INSTRUMENTS', instruments: ['BTC'], content: `race ${i}` } },
+            racing.token,
+          )
+          .then((result) => ({
+            stored: result.data?.createMemory?.memory?.id ?? null,
+            refused: result.errors?.[0]?.extensions?.code === 'UNAUTHENTICATED',
+          })),
+      );
+      if (i === 30) answers.push(finish(racing.runId).then(() => ({ stored: null, refused: false })));
+    }
+    const settled = await Promise.all(answers);
+    const { finishedAt } = await h.db.prisma.run.findFirstOrThrow({ where: { id: racing.runId } });
+    const rows = await h.db.prisma.memory.findMany({ where: { sourceRunId: racing.runId } });
+    expect(new Set(rows.map((row) => row.id))).toEqual(
+      new Set(settled.flatMap((answer) => (answer.stored ? [answer.stored] : []))),
+    );
+    expect(settled.filter((answer) => !answer.stored && !answer.refused)).toHaveLength(1); // finishRun
+    for (const row of rows) expect(row.createdAt.getTime()).toBeLessThanOrEqual(finishedAt!.getTime());
   });
 
   it('W8: a retry returns the original record; the same key with other input conflicts', async () => {
@@ -157,12 +206,7 @@ describe.each(WRITE_FORMS)('D2: WRITE_FORM=%s', (writeForm) => {
 
   it('W5: a failure after the record row is inserted leaves nothing behind, its number unused', async () => {
     const target = await writeOk(h, run.token, { type: 'note', scope: 'AGENT', content: 'target' });
-    await h.db.prisma.$executeRawUnsafe(`
-      CREATE OR REPLACE FUNCTION test_fail_form_link() RETURNS trigger AS $$
-      BEGIN RAISE EXCEPTION 'secret_form_detail'; END $$ LANGUAGE plpgsql`);
-    await h.db.prisma.$executeRawUnsafe(`
-      CREATE TRIGGER test_fail_form_link BEFORE INSERT ON "MemoryLink" FOR EACH ROW
-      WHEN (NEW."linkType" = 'explode') EXECUTE FUNCTION test_fail_form_link()`);
+    await failLinksOfType('explode');
     try {
       const before = {
         numbering: await numbering(fx.agentId),
@@ -188,7 +232,7 @@ describe.each(WRITE_FORMS)('D2: WRITE_FORM=%s', (writeForm) => {
         targets: await h.db.prisma.memoryTarget.count(),
       }).toEqual(before);
     } finally {
-      await h.db.prisma.$executeRawUnsafe('DROP TRIGGER test_fail_form_link ON "MemoryLink"');
+      await stopFailingLinks();
     }
     const next = await writeOk(h, run.token, { type: 'note', scope: 'AGENT', content: 'after' });
     const { seqs } = await numbering(fx.agentId);
@@ -200,17 +244,38 @@ describe.each(WRITE_FORMS)('D2: WRITE_FORM=%s', (writeForm) => {
     expect(last!.id).toBe(next.id);
   });
 
-  it('L2: concurrent writes, some refused, number the agent’s records without gaps or repeats', async () => {
-    const writes = Array.from({ length: 30 }, (_, i) =>
-      writeMemory(h, run.token, {
-        type: 'note',
-        scope: 'INSTRUMENTS',
-        instruments: i % 5 === 4 ? ['DOGE'] : ['SOL'],
-        content: `concurrent ${i}`,
-      }),
-    );
-    const answers = await Promise.all(writes);
-    expect(answers.filter((a) => a.__typename === 'CreateMemorySuccess')).toHaveLength(24);
+  it('L2: concurrent writes, some refused and some failing after their number, leave no gap or repeat', async () => {
+    const target = await writeOk(h, run.token, { type: 'note', scope: 'AGENT', content: 'target' });
+    await failLinksOfType('explode');
+    try {
+      // Every fifth is refused before it is numbered (an unselected target), every fifth fails after
+      // (its link insert raises).
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          h.gql<{ createMemory: { __typename: string } }>(
+            CREATE_MEMORY,
+            {
+              input: {
+                type: 'note',
+                scope: 'INSTRUMENTS',
+                instruments: i % 5 === 3 ? ['DOGE'] : ['SOL'],
+                content: `concurrent ${i}`,
+                links: i % 5 === 4 ? [{ targetMemoryId: target.id, linkType: 'explode' }] : [],
+              },
+            },
+            run.token,
+          ),
+        ),
+      );
+      const kinds = answers.map(
+        (answer) => answer.data?.createMemory?.__typename ?? answer.errors?.[0]?.extensions?.code,
+      );
+      expect(kinds.filter((kind) => kind === 'CreateMemorySuccess')).toHaveLength(18);
+      expect(kinds.filter((kind) => kind === 'InvalidMemoryTarget')).toHaveLength(6);
+      expect(kinds.filter((kind) => kind === 'INTERNAL_SERVER_ERROR')).toHaveLength(6);
+    } finally {
+      await stopFailingLinks();
+    }
     const { seqs, lastSeq } = await numbering(fx.agentId);
     expect(contiguous(seqs)).toBe(true);
     expect(lastSeq).toBe(seqs.length);
@@ -236,5 +301,41 @@ describe.each(WRITE_FORMS)('D2: WRITE_FORM=%s', (writeForm) => {
     expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_memory_target', index: 1 });
     expect(await numbering(fx.agentId)).toEqual(before);
     expect(contiguous(before.seqs)).toBe(true);
+  });
+  describe.skipIf(!testDatabaseUrl)('S7 (PostgreSQL)', () => {
+    let slow: Harness;
+    beforeAll(async () => {
+      slow = await startHarness({ writeForm, statementTimeoutMs: 200 }); // writes: 5 × 200 ms
+    });
+    afterAll(async () => {
+      await slow?.close();
+    });
+
+    it('S7: a write past its bound answers QUERY_TIMEOUT and stores nothing', async () => {
+      const agent = await createAgentFixture(slow, { instruments: ['BTC'] });
+      const writer = await startRun(slow, agent.producers.adhoc!.id);
+      const target = await writeOk(slow, writer.token, { type: 'note', scope: 'AGENT', content: 'target' });
+      await slow.db.prisma.$executeRawUnsafe(`
+        CREATE OR REPLACE FUNCTION test_slow_form_link() RETURNS trigger AS $$
+        BEGIN PERFORM pg_sleep(3); RETURN NEW; END $$ LANGUAGE plpgsql`);
+      await slow.db.prisma.$executeRawUnsafe(`
+        CREATE TRIGGER test_slow_form_link BEFORE INSERT ON "MemoryLink" FOR EACH ROW
+        WHEN (NEW."linkType" = 'slow') EXECUTE FUNCTION test_slow_form_link()`);
+      const before = await slow.db.prisma.memory.count();
+      const result = await slow.gql(
+        CREATE_MEMORY,
+        {
+          input: {
+            type: 'note',
+            scope: 'AGENT',
+            content: 'too slow',
+            links: [{ targetMemoryId: target.id, linkType: 'slow' }],
+          },
+        },
+        writer.token,
+      );
+      expect(result.errors?.[0]?.extensions?.code).toBe('QUERY_TIMEOUT');
+      expect(await slow.db.prisma.memory.count()).toBe(before);
+    });
   });
 });
