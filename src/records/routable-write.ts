@@ -6,11 +6,13 @@
 import type { Sql } from '../store/db.js';
 import { namedStatement } from '../store/named-sql.js';
 import {
+  INSERT_PARAMS,
   insertValues,
   LINKABLE,
   TARGETABLE,
   WRITER,
   type InsertChecks,
+  type InsertParam,
   type MemoryInsert,
 } from './record-insert.js';
 
@@ -38,26 +40,12 @@ const CHECKS = {
  */
 const NEXT_SEQ = `UPDATE "Agent" SET "lastSeq" = "lastSeq" + 1 WHERE id = $1 RETURNING "lastSeq"::text AS seq`;
 
+/** The record row's columns: the write's parameters but the lists its targets and links take. */
+type RecordParam = Exclude<InsertParam, 'instruments' | 'linkTargets' | 'linkTypes'>;
+const LISTS: readonly InsertParam[] = ['instruments', 'linkTargets', 'linkTypes'];
+
 const INSERT_RECORD = namedStatement(
-  [
-    'id',
-    'agentId',
-    'type',
-    'scope',
-    'content',
-    'metadata',
-    'timeframe',
-    'sourceRunId',
-    'producerId',
-    'runKind',
-    'isCorrection',
-    'createdAt',
-    'expiresAt',
-    'expiryPolicy',
-    'idempotencyKey',
-    'requestHash',
-    'seq',
-  ],
+  [...INSERT_PARAMS.filter((name): name is RecordParam => !LISTS.includes(name)), 'seq'],
   (
     p,
   ) => `INSERT INTO "Memory" (id, "agentId", type, scope, content, metadata, timeframe, "sourceRunId", "producerId",
