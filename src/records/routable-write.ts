@@ -93,6 +93,8 @@ export async function insertRoutable(
   row: MemoryInsert,
   mode: 'write' | 'import',
 ): Promise<{ seq: number } | InsertChecks> {
+  // On pooled connections the run's lock, the number and the rows would each commit on their own.
+  if (sql.inTransaction !== true) throw new Error('the routable write runs inside Database.sqlTransaction');
   const values = insertValues(row);
   const checks = CHECKS[mode];
   // Named: prepared once per connection of the write pool (plans stay PostgreSQL's choice).

@@ -54,6 +54,8 @@ export interface Sql {
    * same name must always carry the same text). PGlite has none and ignores it.
    */
   query<T = Record<string, unknown>>(text: string, params?: unknown[], name?: string): Promise<T[]>;
+  /** Set on the Sql `sqlTransaction` hands its work: one connection, between BEGIN and COMMIT. */
+  readonly inTransaction?: true;
 }
 
 /** How the reads of one request run (S8, S9); see Database.scoped. */
@@ -241,12 +243,13 @@ function pgliteSql(
       let committed = false;
       try {
         const result = await pglite.transaction((tx) =>
-          work(
-            observed({
+          work({
+            ...observed({
               query: async <R>(text: string, params: unknown[] = []) =>
                 (await tx.query<R>(text, params, { parsers: PGLITE_PARSERS })).rows,
             }),
-          ),
+            inTransaction: true,
+          }),
         );
         committed = true;
         return result;

@@ -190,18 +190,21 @@ export function pgSql(pools: PgPools, observed: Observe): DirectSql {
     writes: on(pools.writes),
     async sqlTransaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
       const client = await pools.writes.connect();
-      const direct = observed({
-        query: async <R>(text: string, params: unknown[] = [], name?: string) => {
-          try {
-            return (await client.query({ text, values: params, ...(name ? { name } : {}) })).rows as R[];
-          } catch (error) {
-            // S7: a statement stopped at the write pool's bound is a timeout, as outside a transaction.
-            if (error instanceof pg.DatabaseError && error.code === QUERY_CANCELED)
-              throw new QueryTimeoutError(pools.writes.timeoutMs);
-            throw error;
-          }
-        },
-      });
+      const direct: Sql = {
+        ...observed({
+          query: async <R>(text: string, params: unknown[] = [], name?: string) => {
+            try {
+              return (await client.query({ text, values: params, ...(name ? { name } : {}) })).rows as R[];
+            } catch (error) {
+              // S7: a statement stopped at the write pool's bound is a timeout, as outside a transaction.
+              if (error instanceof pg.DatabaseError && error.code === QUERY_CANCELED)
+                throw new QueryTimeoutError(pools.writes.timeoutMs);
+              throw error;
+            }
+          },
+        }),
+        inTransaction: true,
+      };
       // A connection whose ROLLBACK failed may still be inside the transaction: never reuse it.
       let unusable: Error | undefined;
       try {

@@ -279,6 +279,7 @@ describe.skipIf(!testDatabaseUrl)('named statements: their generic plans', () =>
     for (const mode of ['write', 'import'] as const) {
       await insertRoutable(
         {
+          inTransaction: true,
           query: async <T>(text: string, params: unknown[] = [], name?: string) => {
             routed.push({ text, params, name });
             if (name === `memory_${mode}_checks`)

@@ -3,7 +3,9 @@
 // same way: what is stored, the refusals (W2, W4, W9), idempotency (W8), a failure half way (W5),
 // numbering under concurrency (L2), imports (I3, I4). On PostgreSQL this file runs on the layout
 // hash-partitioned by agent, Citus' rules (D3).
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertMemory } from '../../src/records/record-write.js';
 import { RunNotRunningError } from '../../src/domain/errors.js';
 import { writeMemory as storeWrite } from '../../src/service/write-memory.js';
 import { WRITE_FORMS } from '../../src/store/write-form.js';
@@ -302,6 +304,35 @@ describe.each(WRITE_FORMS)('D2: WRITE_FORM=%s', (writeForm) => {
     expect(await numbering(fx.agentId)).toEqual(before);
     expect(contiguous(before.seqs)).toBe(true);
   });
+  it('D2, W5: the statements of the transaction form run only inside a transaction', async () => {
+    const row = {
+      id: randomUUID(),
+      agentId: fx.agentId,
+      type: 'note',
+      scope: 'AGENT' as const,
+      content: 'outside',
+      metadata: {},
+      timeframe: null,
+      sourceRunId: run.runId,
+      producerId: fx.producers.adhoc!.id,
+      runKind: 'ANALYSIS' as const,
+      createdAt: new Date(),
+      expiresAt: null,
+      expiryPolicy: null,
+      idempotencyKey: null,
+      requestHash: null,
+      instruments: [],
+      links: [],
+    };
+    const before = await numbering(fx.agentId);
+    await expect(insertMemory(h.db.writeSql, row, 'write', 'transaction')).rejects.toThrow(
+      /inside Database.sqlTransaction/,
+    );
+    expect(await numbering(fx.agentId)).toEqual(before);
+    const seq = await h.db.sqlTransaction((sql) => insertMemory(sql, row, 'write', 'transaction'));
+    expect(seq).toBe(before.lastSeq + 1);
+  });
+
   describe.skipIf(!testDatabaseUrl)('S7 (PostgreSQL)', () => {
     let slow: Harness;
     beforeAll(async () => {
