@@ -99,6 +99,9 @@ interface YogaParts {
 
 function contextFactory(deps: ServerDeps, parts: YogaParts) {
   const sharedLoads = new SharedLoads();
+  // S9: why a request's reads end once its answer is complete. One per server: an abort without a
+  // reason builds a DOMException, stack included, on every request (≈ 2 % of a page's CPU).
+  const answeredReason = new Error('the request was answered');
   return async (initial: InitialContext): Promise<GraphQLContext> => {
     // Resolved once, before the context: per WebSocket operation (onSubscribe) or per request (the gate).
     const auth =
@@ -107,16 +110,23 @@ function contextFactory(deps: ServerDeps, parts: YogaParts) {
         ? await parts.authGate.callerOf(initial.request, initial)
         : new RequestCaller(deps.db, MISSING));
     const resolution = auth.resolution;
-    // S9: a request's reads end when its client goes away or its answer is complete (endRequest).
+    // S9: a request's reads end when its client goes away or its answer is complete (endRequest):
+    // one controller, which the client's signal aborts too (cheaper than AbortSignal.any per request).
     const answered = new AbortController();
     const ended = initial.request?.signal ?? initial.signal;
-    const signal = ended ? AbortSignal.any([ended, answered.signal]) : answered.signal;
+    const clientLeft = () => answered.abort(ended?.reason);
+    if (ended?.aborted) clientLeft();
+    else ended?.addEventListener('abort', clientLeft, { once: true });
+    const signal = answered.signal;
     return {
       db: deps.db.scoped({ signal }),
       liveDb: deps.db,
       budget: parts.budget,
       signal,
-      endRequest: () => answered.abort(),
+      endRequest: () => {
+        ended?.removeEventListener('abort', clientLeft);
+        answered.abort(answeredReason);
+      },
       mcpListCall: initial.request?.headers.get(MCP_LIST_CALL_HEADER) === '1',
       auth,
       caller: resolution.caller,
