@@ -83,6 +83,9 @@ export interface InsertChecks {
   linkable: string[];
 }
 
+/** When the checks returned no row: no run, nothing valid. */
+export const NOTHING_CHECKED: InsertChecks = Object.freeze({ run_status: null, selected: [], linkable: [] });
+
 /** The bind values every form of the write shares, by parameter name. */
 export function insertValues(row: MemoryInsert): Record<InsertParam, unknown> {
   return {

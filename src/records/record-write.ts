@@ -20,6 +20,7 @@ import {
   INSERT_PARAMS,
   insertValues,
   LINKABLE,
+  NOTHING_CHECKED,
   TARGETABLE,
   WRITER,
   type InsertChecks,
@@ -126,7 +127,7 @@ export async function insertMemory(
       `memory_${mode}`,
     );
     if (result?.id) return Number(result.seq);
-    return refuse(row, result ?? { run_status: null, selected: [], linkable: [] });
+    return refuse(row, result ?? NOTHING_CHECKED);
   } catch (error) {
     throw isSearchDocumentTooLong(error) ? searchDocumentError() : error;
   }

@@ -9,6 +9,7 @@ import {
   INSERT_PARAMS,
   insertValues,
   LINKABLE,
+  NOTHING_CHECKED,
   TARGETABLE,
   WRITER,
   type InsertChecks,
@@ -105,7 +106,7 @@ export async function insertRoutable(
     found.run_status === 'RUNNING' &&
     found.selected.length === row.instruments.length &&
     found.linkable.length === linkTargets.size;
-  if (!valid) return found ?? { run_status: null, selected: [], linkable: [] };
+  if (!valid) return found ?? NOTHING_CHECKED;
 
   const [next] = await sql.query<{ seq: string }>(NEXT_SEQ, [row.agentId], 'memory_next_seq');
   if (!next) throw new Error(`agent ${row.agentId} has no row to number its records`);

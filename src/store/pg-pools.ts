@@ -99,7 +99,15 @@ function genericPlanPool(
 }
 
 /** SQLSTATE query_canceled: the server stopped the statement (statement_timeout or a cancel request). */
-const QUERY_CANCELED = '57014';
+const isQueryCanceled = (error: unknown): boolean =>
+  error instanceof pg.DatabaseError && error.code === '57014';
+
+/** A statement as `pg` takes it: named (prepared once per connection) when `name` is given. */
+const queryConfig = (text: string, values: unknown[], name?: string): pg.QueryConfig => ({
+  text,
+  values,
+  ...(name ? { name } : {}),
+});
 
 /**
  * Runs one statement on a client of `target`. When `signal` aborts, a statement not yet sent is never
@@ -131,7 +139,7 @@ export async function runStatement(
   } catch (error) {
     // A server-reported error leaves the connection usable; anything else (a lost connection) does not.
     client.release(cancelled || !(error instanceof pg.DatabaseError) ? toError(error) : undefined);
-    if (error instanceof pg.DatabaseError && error.code === QUERY_CANCELED) {
+    if (isQueryCanceled(error)) {
       throw cancelled ? new ReadCancelledError() : new QueryTimeoutError(target.timeoutMs);
     }
     throw error;
@@ -173,7 +181,7 @@ export function pgSql(pools: PgPools, observed: Observe): DirectSql {
   const on = (target: StatementPool, signal?: AbortSignal): Sql =>
     observed({
       query: async <T>(text: string, params: unknown[] = [], name?: string) =>
-        (await runStatement(target, { text, values: params, ...(name ? { name } : {}) }, signal)).rows as T[],
+        (await runStatement(target, queryConfig(text, params, name), signal)).rows as T[],
     });
   // A named statement of an ordinary read gets a forced generic plan on the named pool; an
   // expensive read's runs on its own pool under PostgreSQL's own plan choice (custom plans first).
@@ -194,11 +202,10 @@ export function pgSql(pools: PgPools, observed: Observe): DirectSql {
         ...observed({
           query: async <R>(text: string, params: unknown[] = [], name?: string) => {
             try {
-              return (await client.query({ text, values: params, ...(name ? { name } : {}) })).rows as R[];
+              return (await client.query(queryConfig(text, params, name))).rows as R[];
             } catch (error) {
               // S7: a statement stopped at the write pool's bound is a timeout, as outside a transaction.
-              if (error instanceof pg.DatabaseError && error.code === QUERY_CANCELED)
-                throw new QueryTimeoutError(pools.writes.timeoutMs);
+              if (isQueryCanceled(error)) throw new QueryTimeoutError(pools.writes.timeoutMs);
               throw error;
             }
           },

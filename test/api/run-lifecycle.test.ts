@@ -6,6 +6,7 @@ import { writeMemory } from '../../src/service/write-memory.js';
 import {
   CREATE_MEMORY,
   createAgentFixture,
+  runIdentity,
   startHarness,
   startRun,
   writeOk,
@@ -38,15 +39,10 @@ const finish = (runId: string, status = 'SUCCEEDED') =>
 const rowsOf = (runId: string) =>
   h.db.prisma.memory.findMany({ where: { sourceRunId: runId }, select: { id: true, createdAt: true } });
 
-async function runIdentity(runId: string) {
-  const run = await h.db.prisma.run.findFirstOrThrow({ where: { id: runId }, include: { producer: true } });
-  return { ...run, producerName: run.producer.name };
-}
-
 describe('W9: runs write only while RUNNING', () => {
   it('W9: the insert itself refuses a run that has finished, even with a caller resolved before', async () => {
     const run = await startRun(h, fx.producers.adhoc!.id);
-    const identity = await runIdentity(run.runId); // resolved while RUNNING, as a cached caller would be
+    const identity = await runIdentity(h, run.runId); // resolved while RUNNING, as a cached caller would be
     await finish(run.runId);
     const before = await h.db.prisma.memory.count();
     await expect(

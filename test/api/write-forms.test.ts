@@ -13,6 +13,7 @@ import { testDatabaseUrl } from '../support/env.js';
 import {
   CREATE_MEMORY,
   createAgentFixture,
+  runIdentity,
   startHarness,
   startRun,
   writeMemory,
@@ -147,11 +148,7 @@ describe.each(WRITE_FORMS)('D2: WRITE_FORM=%s', (writeForm) => {
 
   it('W9: the write itself refuses a run that finished after its caller was resolved', async () => {
     const late = await startRun(h, fx.producers.adhoc!.id);
-    const found = await h.db.prisma.run.findFirstOrThrow({
-      where: { id: late.runId },
-      include: { producer: true },
-    });
-    const identity = { ...found, producerName: found.producer.name }; // resolved while RUNNING
+    const identity = await runIdentity(h, late.runId); // resolved while RUNNING
     await finish(late.runId);
     await expect(
       storeWrite(

@@ -238,6 +238,12 @@ export async function writeMemory(h: Harness, token: string, input: Record<strin
   return data.createMemory;
 }
 
+/** A run's identity as a remembered caller holds it (W9 tests resolve it while the run is RUNNING). */
+export async function runIdentity(h: Harness, runId: string) {
+  const run = await h.db.prisma.run.findFirstOrThrow({ where: { id: runId }, include: { producer: true } });
+  return { ...run, producerName: run.producer.name };
+}
+
 /** Writes and insists on success; returns the memory. */
 export async function writeOk(h: Harness, token: string, input: Record<string, unknown>) {
   const result = await writeMemory(h, token, input);
