@@ -8,6 +8,9 @@ const root = path.dirname(fileURLToPath(import.meta.url));
 // Read from the sources on every start (test/support/projects.ts): a new file needs no list. One
 // created while `vitest` watches counts as `db` (the safe side) until the next start.
 const { once } = classifyTestFiles(root);
+// Latency under load (test/load: S8's noisy neighbour): their figures are the service's only when
+// nothing else runs, so they run after every other file, one at a time, in both passes.
+const LOAD = 'test/load/**/*.test.ts';
 
 // Both projects run the same way; only which files they hold differs. Not `extends: true`: that
 // would run the root's globalSetup once more per project.
@@ -33,8 +36,12 @@ const project = {
 const alsoOnPostgres = process.env.TEST_ALSO_ON_POSTGRES || undefined;
 const dbProject = {
   ...project,
-  test: { ...project.test, name: 'db', include: ['test/**/*.test.ts'], exclude: once },
+  test: { ...project.test, name: 'db', include: ['test/**/*.test.ts'], exclude: [...once, LOAD] },
 };
+const loadProject = (name: string, groupOrder: number, env?: Record<string, string>) => ({
+  ...project,
+  test: { ...project.test, name, include: [LOAD], env, sequence: { groupOrder } },
+});
 
 export default defineConfig({
   test: {
@@ -48,13 +55,16 @@ export default defineConfig({
       // (CI's second pass) on PostgreSQL. Everything not proven independent lands here.
       dbProject,
       // No database of the run's kind (none, or always the same one): `npm test` runs it once.
-      { ...project, test: { ...project.test, name: 'once', include: once } },
+      { ...project, test: { ...project.test, name: 'once', include: once, exclude: [LOAD] } },
+      // Then the load tests alone: on the run's kind, then (test:ci) on PostgreSQL.
+      loadProject('load', 1),
       ...(alsoOnPostgres
         ? [
             {
               ...dbProject,
               test: { ...dbProject.test, name: 'db-postgres', env: { TEST_DATABASE_URL: alsoOnPostgres } },
             },
+            loadProject('load-postgres', 2, { TEST_DATABASE_URL: alsoOnPostgres }),
           ]
         : []),
     ],

@@ -129,7 +129,7 @@ describe('Test projects: this tree', () => {
     'test/api/admin.test.ts', // startHarness
     'test/api/migrations.test.ts', // createTestDatabase
     'test/e2e/mcp.test.ts', // startMcpService
-    'test/e2e/noisy-neighbour.test.ts', // testDatabaseUrl picks the service's database
+    'test/load/noisy-neighbour.test.ts', // testDatabaseUrl picks the service's database
   ])('Test projects: %s runs on both databases', (file) => {
     expect(db).toContain(file);
   });
