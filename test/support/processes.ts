@@ -62,7 +62,11 @@ export async function startServiceProcess(
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start in 60 s:\n${out}`)), 60_000);
+    const timer = setTimeout(() => {
+      // Not left running: a process that never listened would keep its caller's event loop alive.
+      child.kill('SIGKILL');
+      reject(new Error(`service did not start in 60 s:\n${out}`));
+    }, 60_000);
     const check = () => {
       const match = /listening on (http:\/\/\S+)/.exec(out);
       if (match?.[1]) {
