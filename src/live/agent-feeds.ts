@@ -24,6 +24,8 @@ export interface FeedRecord extends SequencedMemory {
 export interface FeedMember {
   /** The member's filter has `text`: the records it gets need a `search`. */
   readonly searches: boolean;
+  /** The only types the member can match (its filter's), or null for any: no other type reaches it. */
+  readonly types: readonly string[] | null;
   /** The next record of the agent (every one, in seq order, without gaps). */
   onRecord(record: FeedRecord): void;
   /** The feed could not read the database: it has ended; resume from the last record delivered. */
@@ -35,6 +37,12 @@ class AgentFeed {
   private last = -1;
   private readonly held = new Map<number, MemoryAddedEvent>();
   private readonly members = new Set<FeedMember>();
+  /**
+   * The members by what they can match: a record is offered to those of any type and those of its
+   * own, not to every member (5,000 watchers of another type cost a call each per record otherwise).
+   */
+  private readonly anyType = new Set<FeedMember>();
+  private readonly byType = new Map<string, Set<FeedMember>>();
   /** Members that search (see FeedMember.searches). */
   private searching = 0;
   private joining = 0;
@@ -77,12 +85,25 @@ class AgentFeed {
     }
     if (this.failure) throw this.failure.error;
     this.members.add(member);
+    if (member.types === null) this.anyType.add(member);
+    else
+      for (const type of member.types) {
+        const members = this.byType.get(type) ?? new Set<FeedMember>();
+        this.byType.set(type, members.add(member));
+      }
     if (member.searches) this.searching++;
     return this.last;
   }
 
   leave(member: FeedMember): void {
-    if (this.members.delete(member) && member.searches) this.searching--;
+    if (this.members.delete(member)) {
+      if (member.searches) this.searching--;
+      this.anyType.delete(member);
+      for (const type of member.types ?? []) {
+        const members = this.byType.get(type);
+        if (members?.delete(member) && members.size === 0) this.byType.delete(type);
+      }
+    }
     if (this.members.size === 0 && this.joining === 0) this.end();
   }
 
@@ -99,7 +120,9 @@ class AgentFeed {
 
   private emit(record: FeedRecord): void {
     this.last = record.seq;
-    for (const member of this.members) member.onRecord(record);
+    for (const member of this.anyType) member.onRecord(record);
+    const typed = this.byType.get(record.type);
+    if (typed) for (const member of typed) member.onRecord(record);
   }
 
   /** Passes the held events that continue `last` without a gap; arms the gap clock for the rest. */
@@ -176,6 +199,8 @@ class AgentFeed {
     clearTimeout(this.timer);
     this.held.clear();
     this.members.clear();
+    this.anyType.clear();
+    this.byType.clear();
     this.searching = 0;
     this.stopListening();
     this.onEnd();

@@ -73,6 +73,8 @@ class Subscription implements FeedMember {
   /** The live deliveries' counter, its label bound once (a labelled `inc` hashes its labels per call). */
   private readonly delivered: { inc(): void } | undefined;
   readonly searches: boolean;
+  /** Records of other types never reach it (its feed offers each record to those that can match). */
+  readonly types: readonly string[] | null;
 
   constructor(
     private readonly options: MemoryAddedOptions,
@@ -81,6 +83,7 @@ class Subscription implements FeedMember {
     this.now = options.now ?? systemClock;
     this.delivered = options.metrics?.deliveries.labels({ source: 'live' });
     this.searches = options.filter.text !== null;
+    this.types = options.filter.types;
     this.stopWatching = options.watchToken?.(() => this.end(new SessionRevokedError())) ?? (() => {});
   }
 

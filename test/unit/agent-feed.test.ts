@@ -5,11 +5,18 @@ import { EVERY_RECORD } from '../../src/domain/memory-filter.js';
 import { createMemoryEvents, type MemoryEvents } from '../../src/live/events.js';
 import { memoryAddedStream } from '../../src/live/memory-added.js';
 import type { Database } from '../../src/store/db.js';
-import { AgentFeeds } from '../../src/live/agent-feeds.js';
+import { AgentFeeds, type FeedMember } from '../../src/live/agent-feeds.js';
 
 const at = new Date('2026-01-01T00:00:00Z');
 const facts = { instruments: [], producerId: null, runKind: null, expiresAt: null };
-const event = (seq: number) => ({ id: `id${seq}`, agentId: 'a', type: 'x', createdAt: at, seq, ...facts });
+const event = (seq: number, type = 'x') => ({
+  id: `id${seq}`,
+  agentId: 'a',
+  type,
+  createdAt: at,
+  seq,
+  ...facts,
+});
 
 /** Events that count the listeners of the bus. */
 function countedEvents(): MemoryEvents & { listeners: () => number } {
@@ -133,5 +140,39 @@ describe('the agent feed (L2)', () => {
     await consumed;
     expect(received).toEqual(['id1', 'id2', 'id3']);
     expect(reads).toEqual([[0, 1]]);
+  });
+
+  it('L1: a record is offered to the members that can match its type — those of any type and of its own — and to no other', async () => {
+    const events = countedEvents();
+    const { db } = fakeDatabase();
+    const feeds = new AgentFeeds(db, events);
+    const offered: Record<string, number[]> = {};
+    const member = (name: string, types: string[] | null): FeedMember => ({
+      searches: false,
+      types,
+      onRecord: (record) => void (offered[name] ??= []).push(record.seq),
+      onFail: () => {},
+    });
+    const joined = await Promise.all(
+      [member('any', null), member('x', ['x']), member('x or y', ['x', 'y']), member('z', ['z'])].map((m) =>
+        feeds.join('a', m),
+      ),
+    );
+    // The feed starts at seq 0 (the fake's committed seq): 1, 2, 3 follow without a gap.
+    for (const [seq, type] of [
+      [1, 'x'],
+      [2, 'y'],
+      [3, 'w'],
+    ] as const)
+      await events.publishMemoryAdded(event(seq, type));
+    expect(offered).toEqual({ any: [1, 2, 3], x: [1], 'x or y': [1, 2] });
+    // Leaving takes a member out of every type it was listed under; the others go on.
+    joined[2]!.leave();
+    joined[3]!.leave();
+    await events.publishMemoryAdded(event(4, 'y'));
+    await events.publishMemoryAdded(event(5, 'z'));
+    expect(offered).toEqual({ any: [1, 2, 3, 4, 5], x: [1], 'x or y': [1, 2] });
+    for (const { leave } of joined.slice(0, 2)) leave();
+    expect(events.listeners()).toBe(0);
   });
 });
