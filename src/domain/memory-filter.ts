@@ -196,10 +196,14 @@ export function filterDigest(agentId: string, filter: MemoryFilterArgs | null | 
     .slice(0, 16);
 }
 
-export function encodePageCursor(cursor: PageCursor): string {
-  const w = cursor.window;
-  const context = `${w ? w.from.toISOString() : ''}|${w ? w.to.toISOString() : ''}|${cursor.digest}`;
-  return `${encodeCursor(cursor.position)}.${Buffer.from(context, 'utf8').toString('base64url')}`;
+/** The cursors of one page: their context part is the page's, encoded once (not per edge). */
+export function pageCursorEncoder(
+  window: PageCursor['window'],
+  digest: string,
+): (position: CursorPosition) => string {
+  const context = `${window ? window.from.toISOString() : ''}|${window ? window.to.toISOString() : ''}|${digest}`;
+  const suffix = `.${Buffer.from(context, 'utf8').toString('base64url')}`;
+  return (position) => `${encodeCursor(position)}${suffix}`;
 }
 
 function parseInstant(iso: string): Date | null {

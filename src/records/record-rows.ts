@@ -182,23 +182,24 @@ function backlinksSql(readable: RecordReadFilter, agent: string, param: (value: 
 
 /** A row in the one record shape; the parts the statement did not load stay absent. */
 function toLoadedRecord(row: RecordRow): LoadedRecord {
-  const { instruments, links, content, metadata, ...columns } = row;
+  // Read from the row by name (a rest spread would copy every column once more, per record).
+  const { instruments, links, content, metadata } = row;
   const record: LoadedRecord = {
-    id: columns.id,
-    agentId: columns.agentId,
-    type: columns.type,
-    scope: columns.scope,
-    timeframe: columns.timeframe,
-    sourceRunId: columns.sourceRunId,
-    producerId: columns.producerId,
-    runKind: columns.runKind,
-    isCorrection: columns.isCorrection,
-    createdAt: columns.createdAt,
-    expiresAt: columns.expiresAt,
-    expiryPolicy: columns.expiryPolicy,
-    idempotencyKey: columns.idempotencyKey,
-    requestHash: columns.requestHash,
-    seq: Number(columns.seq),
+    id: row.id,
+    agentId: row.agentId,
+    type: row.type,
+    scope: row.scope,
+    timeframe: row.timeframe,
+    sourceRunId: row.sourceRunId,
+    producerId: row.producerId,
+    runKind: row.runKind,
+    isCorrection: row.isCorrection,
+    createdAt: row.createdAt,
+    expiresAt: row.expiresAt,
+    expiryPolicy: row.expiryPolicy,
+    idempotencyKey: row.idempotencyKey,
+    requestHash: row.requestHash,
+    seq: Number(row.seq),
   };
   if (content !== undefined) record.content = content;
   if (metadata !== undefined) record.metadata = metadata;

@@ -3,7 +3,7 @@ import { agentForRead } from '../auth/access.js';
 import { InputError } from '../domain/errors.js';
 import {
   DEFAULT_PAGE_SIZE,
-  encodePageCursor,
+  pageCursorEncoder,
   MAX_PAGE_SIZE,
   resolvePageFilter,
   resolveTypeCountFilter,
@@ -166,7 +166,8 @@ builder.queryFields((t) => ({
       );
       const window = filter.window ? { from: filter.window.from, to: filter.window.to } : null;
       // The seq makes a list edge's cursor a resume point for memoryAdded too (L2).
-      const cursorOf = (position: CursorPosition) => () => encodePageCursor({ position, window, digest });
+      const encode = pageCursorEncoder(window, digest);
+      const cursorOf = (position: CursorPosition) => () => encode(position);
       const edges = page.rows.map((node) => ({
         cursor: cursorOf({ createdAt: node.createdAt, id: node.id, seq: node.seq }),
         node,
