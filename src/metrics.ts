@@ -82,11 +82,20 @@ export class Metrics {
     help: 'Open memoryAdded subscriptions (WebSocket and SSE).',
     registers: [this.registry],
   });
+  /** Deliveries since the last collection (see countDelivery). */
+  private readonly uncollectedDeliveries = { live: 0, replay: 0 };
   readonly deliveries = new Counter({
     name: 'memory_deliveries_total',
     help: 'Records delivered to subscribers (replayed after a cursor, or live).',
     labelNames: ['source'] as const,
     registers: [this.registry],
+    collect: () => {
+      for (const source of ['live', 'replay'] as const) {
+        const count = this.uncollectedDeliveries[source];
+        this.uncollectedDeliveries[source] = 0;
+        if (count) this.deliveries.inc({ source }, count);
+      }
+    },
   });
   readonly drops = new Counter({
     name: 'memory_subscriptions_dropped_total',
@@ -144,6 +153,15 @@ export class Metrics {
         (pool) => pool.waitingCount,
       );
     }
+  }
+
+  /**
+   * One record delivered to a subscriber: a plain count, added to memory_deliveries_total when it is
+   * collected (prom-client hashes and validates the labels on every `inc`, bound ones too: at
+   * 1,000 subscribers and 50 writes/s that was 50,000 times a second).
+   */
+  countDelivery(source: 'live' | 'replay'): void {
+    this.uncollectedDeliveries[source]++;
   }
 
   async render(): Promise<{ body: string; contentType: string }> {

@@ -70,8 +70,6 @@ class Subscription implements FeedMember {
   private leave = noop;
   private readonly stopWatching: () => void;
   private readonly now: () => Date;
-  /** The live deliveries' counter, its label bound once (a labelled `inc` hashes its labels per call). */
-  private readonly delivered: { inc(): void } | undefined;
   readonly searches: boolean;
   /** Records of other types never reach it (its feed offers each record to those that can match). */
   readonly types: readonly string[] | null;
@@ -81,7 +79,6 @@ class Subscription implements FeedMember {
     private readonly sink: AddedSink,
   ) {
     this.now = options.now ?? systemClock;
-    this.delivered = options.metrics?.deliveries.labels({ source: 'live' });
     this.searches = options.filter.text !== null;
     this.types = options.filter.types;
     this.stopWatching = options.watchToken?.(() => this.end(new SessionRevokedError())) ?? (() => {});
@@ -154,7 +151,7 @@ class Subscription implements FeedMember {
   }
 
   private deliverLive(record: FeedRecord): void {
-    this.delivered?.inc();
+    this.options.metrics?.countDelivery('live');
     this.sink.next({ id: record.id, createdAt: record.createdAt, seq: record.seq });
   }
 
@@ -196,7 +193,7 @@ class Subscription implements FeedMember {
       // S6: a revoked token stops receiving mid-replay too, not only between live records.
       if (this.ended) return;
       this.last = record.seq;
-      options.metrics?.deliveries.inc({ source: 'replay' });
+      options.metrics?.countDelivery('replay');
       this.sink.next({ id: record.id, createdAt: record.createdAt, seq: record.seq });
     }
     if (upTo > this.last) this.last = upTo;
