@@ -119,7 +119,7 @@ export function serviceWithPeerFieldsSide(url: string, pid: number): Side {
 const RECORD_FIELDS = `rowId type scope content metadata timeframe createdAt expiresAt expiryPolicy
   memoryTargetsByAgentIdAndMemoryId(orderBy: PRIMARY_KEY_ASC) { nodes { instrumentId } }`;
 const SERVICE_FIELDS = `sourceRunId
-  runByAgentIdAndSourceRunId { producerId kind schedule evidenceBoundary status producerByAgentIdAndProducerId { name } }
+  runByAgentIdAndSourceRunId { kind schedule evidenceBoundary status producerByAgentIdAndProducerId { name } }
   memoryLinksByAgentIdAndMemoryId(orderBy: PRIMARY_KEY_ASC) { nodes { linkType targetMemoryId } }`;
 
 /** One document per operation, so no condition is ever `null` (which PostGraphile reads as IS NULL). */

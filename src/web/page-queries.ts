@@ -44,7 +44,7 @@ export interface TradingContext {
   learnings: Memory[];
 }
 
-const PROVENANCE = 'provenance { runId producerId producerName kind schedule evidenceBoundary runStatus }';
+const PROVENANCE = 'provenance { runId producerName kind schedule evidenceBoundary runStatus }';
 const RESEARCH = 'research { content metadata timeframe instruments links { linkType targetMemoryId } }';
 
 /** Everything a Trading run is given (C1–C10), nothing more. */

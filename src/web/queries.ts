@@ -26,7 +26,6 @@ export interface MemoryFilter {
 
 export interface Provenance {
   runId: string;
-  producerId: string;
   producerName: string;
   kind: RunKind;
   schedule: string | null;
@@ -80,7 +79,7 @@ export const PAGE_SIZE = 50;
 
 export const MEMORY_FIELDS = `
   id type scope instruments content metadata timeframe createdAt expiresAt expiryPolicy freshness
-  provenance { runId producerId producerName kind schedule evidenceBoundary runStatus }
+  provenance { runId producerName kind schedule evidenceBoundary runStatus }
   links { linkType targetMemoryId }
 `;
 
