@@ -70,7 +70,7 @@ const SECONDS = `(ARRAY[900,3600,14400,86400])`;
  * createdAt spread evenly over DAYS before DATASET_END; r from md5(n) picks the type (TYPE_SHARES),
  * the producer (analysis types one of four schedules, expiring after two intervals; decisions the
  * trader, which links `considered` to two earlier records of its agent; learnings the reviewer,
- * agent-wide) and one instrument of INSTRUMENTS (a quarter a second one). Runs: one per producer and
+ * half of them agent-wide, as C10 reads them) and one instrument of INSTRUMENTS (a quarter a second one). Runs: one per producer and
  * block of 144 consecutive n.
  */
 function datasetStatements(records: number): string[] {
@@ -98,7 +98,7 @@ function datasetStatements(records: number): string[] {
        typed AS (SELECT *, CASE ${typeCase} END AS type FROM base)
        SELECT n, a, r, created, type,
               CASE type WHEN 'trading_decision' THEN 4 WHEN 'agent_learnings' THEN 5 ELSE (r / 100) % 4 END::int AS p,
-              CASE WHEN type = 'agent_learnings' THEN 'AGENT' ELSE 'INSTRUMENTS' END AS scope,
+              CASE WHEN type = 'agent_learnings' AND r % 2 = 0 THEN 'AGENT' ELSE 'INSTRUMENTS' END AS scope,
               (r / 400) % ${INSTRUMENTS.length} + 1 AS i1,
               CASE WHEN (r / 4000) % 4 = 0 THEN ((r / 400) % ${INSTRUMENTS.length} + 1 + (r / 16000) % ${INSTRUMENTS.length - 1}) % ${INSTRUMENTS.length} + 1 END AS i2,
               row_number() OVER (PARTITION BY a ORDER BY n) AS seq

@@ -25,8 +25,11 @@ export interface PlanFacts {
   jit: boolean;
   /** Shared buffers hit or read. */
   buffers: number;
-  /** Rows of "Memory" the plan read (returned or dropped by a filter), over all loops. */
-  memoryRowsRead: number;
+  /**
+   * Rows the plan read per table (returned or dropped by a filter), over all loops: "Memory"'s, and a
+   * hashed subplan's scan of "MemoryTarget", say.
+   */
+  rowsRead: Record<string, number>;
   /** The indexes "Memory" is read through (bitmap index scans under its bitmap heap scans included). */
   memoryIndexes: string[];
   /** The tables read whole (Seq Scan). */
@@ -73,15 +76,17 @@ function factsOf(explained: Explained): PlanFacts {
   const root = toNode(explained.Plan);
   const nodes = walk(root);
   const sorts = nodes.filter((n) => /Sort$/.test(n.type) && n.children.some(readsMemory));
+  const rowsRead: Record<string, number> = {};
+  for (const n of nodes)
+    if (n.relation)
+      rowsRead[n.relation] = (rowsRead[n.relation] ?? 0) + (n.actualRows + n.removedRows) * n.loops;
   return {
     root,
     nodes,
     totalCost: explained.Plan['Total Cost'],
     jit: explained.JIT !== undefined,
     buffers: (explained.Plan['Shared Hit Blocks'] ?? 0) + (explained.Plan['Shared Read Blocks'] ?? 0),
-    memoryRowsRead: nodes
-      .filter((n) => n.relation === 'Memory')
-      .reduce((sum, n) => sum + (n.actualRows + n.removedRows) * n.loops, 0),
+    rowsRead,
     memoryRowsSorted: Math.max(0, ...sorts.map((n) => n.children[0]!.actualRows)),
     memoryIndexes: [
       ...new Set(
