@@ -5,6 +5,7 @@ import pg from 'pg';
 import { QueryTimeoutError, ReadCancelledError } from '../domain/errors.js';
 import type { Database, Sql, StatementScope } from './db.js';
 import { expensiveGate, gated } from './slots.js';
+import { pgTypes } from './pg-instants.js';
 
 export type PoolName = 'queries' | 'named' | 'writes' | 'expensive';
 
@@ -43,7 +44,7 @@ const expensivePoolSize = (poolSize: number) => Math.max(2, Math.round(poolSize 
 export function openPools(settings: PoolSettings): PgPools {
   const { connectionString, poolSize, statementTimeoutMs, writeTimeoutMs } = settings;
   const plain = (max: number, timeoutMs: number): StatementPool => {
-    const pool = new pg.Pool({ connectionString, max, statement_timeout: timeoutMs });
+    const pool = new pg.Pool({ connectionString, max, statement_timeout: timeoutMs, types: pgTypes });
     survivesLostConnections(pool);
     return { pool, timeoutMs, connect: () => pool.connect() };
   };
@@ -80,7 +81,7 @@ function genericPlanPool(
   timeoutMs: number,
   genericPlans: boolean,
 ): StatementPool {
-  const pool = new pg.Pool({ connectionString, max, statement_timeout: timeoutMs });
+  const pool = new pg.Pool({ connectionString, max, statement_timeout: timeoutMs, types: pgTypes });
   survivesLostConnections(pool);
   const generic = new WeakSet<pg.PoolClient>();
   return {
