@@ -1,13 +1,23 @@
 // Real service processes (`src/main.ts`), as production runs them.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { withDatabaseName } from './env.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/**
+ * The Node flags `npm start` gives the service (package.json's start script: `tsx <flags> src/main.ts`),
+ * so every process started here runs with them too, the bench's included.
+ */
+const startFlags: string[] = (
+  JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { scripts: { start: string } }
+).scripts.start
+  .split(/\s+/)
+  .filter((word) => word.startsWith('--'));
 
 /** Several instances need a shared server database: always PostgreSQL, even in the PGlite run. */
 export const sharedPostgresUrl =
@@ -52,7 +62,7 @@ export async function startServiceProcess(
   const entry = built
     ? [path.join(repoRoot, 'build/main.js')]
     : ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')];
-  const child = spawn(process.execPath, [...nodeArgs, ...entry], {
+  const child = spawn(process.execPath, [...startFlags, ...nodeArgs, ...entry], {
     cwd: repoRoot,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -98,11 +108,15 @@ export function runServiceToExit(
   env: Record<string, string>,
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')], {
-      cwd: repoRoot,
-      env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [...startFlags, '--import', 'tsx', path.join(repoRoot, 'src/main.ts')],
+      {
+        cwd: repoRoot,
+        env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
