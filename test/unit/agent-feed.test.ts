@@ -6,17 +6,11 @@ import { createMemoryEvents, type MemoryEvents } from '../../src/live/events.js'
 import { memoryAddedStream } from '../../src/live/memory-added.js';
 import type { Database } from '../../src/store/db.js';
 import { AgentFeeds, type FeedMember } from '../../src/live/agent-feeds.js';
+import { EVENT_AT, EVENT_FACTS, feedEvent } from '../support/feed-events.js';
 
-const at = new Date('2026-01-01T00:00:00Z');
-const facts = { instruments: [], producerId: null, runKind: null, expiresAt: null };
-const event = (seq: number, type = 'x') => ({
-  id: `id${seq}`,
-  agentId: 'a',
-  type,
-  createdAt: at,
-  seq,
-  ...facts,
-});
+const at = EVENT_AT;
+const facts = EVENT_FACTS;
+const event = feedEvent;
 
 /** Events that count the listeners of the bus. */
 function countedEvents(): MemoryEvents & { listeners: () => number } {

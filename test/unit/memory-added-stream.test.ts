@@ -5,9 +5,10 @@ import { SlowConsumerError } from '../../src/domain/errors.js';
 import { memoryAddedStream } from '../../src/live/memory-added.js';
 import type { Database } from '../../src/store/db.js';
 import { AgentFeeds } from '../../src/live/agent-feeds.js';
+import { EVENT_AT, EVENT_FACTS, feedEvent } from '../support/feed-events.js';
 
 /** What a record's event carries for the filter besides type and createdAt (none of it filtered here). */
-const facts = { instruments: [], producerId: null, runKind: null, expiresAt: null };
+const facts = EVENT_FACTS;
 
 // Live-only streams read only the agent's committed seq (none yet: 0) from the database.
 const noDatabase = { prisma: { agent: { findUnique: async () => null } } } as unknown as Database;
@@ -68,15 +69,8 @@ describe('memoryAddedStream', () => {
 });
 
 describe('memoryAddedStream in commit order (L2)', () => {
-  const at = new Date('2026-01-01T00:00:00Z');
-  const event = (seq: number, type = 'x') => ({
-    id: `id${seq}`,
-    agentId: 'a',
-    type,
-    createdAt: at,
-    seq,
-    ...facts,
-  });
+  const at = EVENT_AT;
+  const event = feedEvent;
 
   it('L2: an event that overtakes an earlier seq is held until the earlier one arrives; duplicates are dropped', async () => {
     const { events, stream, first } = await listeningStream(['x']);
