@@ -19,6 +19,18 @@ const startFlags: string[] = (
   .split(/\s+/)
   .filter((word) => word.startsWith('--'));
 
+/** The service's process: npm start's flags, then `nodeArgs`, then src/main.ts through tsx (or the build). */
+function spawnService(env: Record<string, string>, nodeArgs: string[] = [], built = false) {
+  const entry = built
+    ? [path.join(repoRoot, 'build/main.js')]
+    : ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')];
+  return spawn(process.execPath, [...startFlags, ...nodeArgs, ...entry], {
+    cwd: repoRoot,
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
 /** Several instances need a shared server database: always PostgreSQL, even in the PGlite run. */
 export const sharedPostgresUrl =
   process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -59,14 +71,7 @@ export async function startServiceProcess(
 ): Promise<ServiceProcess> {
   if (built && !existsSync(path.join(repoRoot, 'build/main.js')))
     throw new Error('build/main.js is missing: run `npm run build` first');
-  const entry = built
-    ? [path.join(repoRoot, 'build/main.js')]
-    : ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')];
-  const child = spawn(process.execPath, [...startFlags, ...nodeArgs, ...entry], {
-    cwd: repoRoot,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnService(env, nodeArgs, built);
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
@@ -108,15 +113,7 @@ export function runServiceToExit(
   env: Record<string, string>,
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [...startFlags, '--import', 'tsx', path.join(repoRoot, 'src/main.ts')],
-      {
-        cwd: repoRoot,
-        env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawnService(env);
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
