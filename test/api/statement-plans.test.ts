@@ -185,6 +185,7 @@ function planFaults(
     const read = memoryRowsReadThrough(generic, indexes[0]!);
     fault(read <= 2 * generic.root.actualRows + 1, `reads ${read} rows for ${generic.root.actualRows}`);
   }
+  const memoryRows = generic.rowsRead.Memory ?? 0;
   for (const table of GROWING) {
     const [read, withValues] = [generic.rowsRead[table] ?? 0, custom.rowsRead[table] ?? 0];
     fault(
@@ -194,7 +195,6 @@ function planFaults(
     // A record's relations are read by the record, not all of its agent's: C10's EXISTS as a hashed
     // subplan read every target of the instrument for the ≤ 20 learnings a context returns (the
     // plan with the values did the same on this dataset, so only this bound sees it).
-    const memoryRows = generic.rowsRead.Memory ?? 0;
     if (table !== 'Memory')
       fault(
         read <= RELATED_ROWS_PER_RECORD * memoryRows + ROWS_SLACK,

@@ -70,8 +70,8 @@ const SECONDS = `(ARRAY[900,3600,14400,86400])`;
  * createdAt spread evenly over DAYS before DATASET_END; r from md5(n) picks the type (TYPE_SHARES),
  * the producer (analysis types one of four schedules, expiring after two intervals; decisions the
  * trader, which links `considered` to two earlier records of its agent; learnings the reviewer,
- * half of them agent-wide, as C10 reads them) and one instrument of INSTRUMENTS (a quarter a second one). Runs: one per producer and
- * block of 144 consecutive n.
+ * half of them agent-wide, as C10 reads them) and one instrument of INSTRUMENTS (a quarter a second
+ * one). Runs: one per producer and block of 144 consecutive n.
  */
 function datasetStatements(records: number): string[] {
   const end = `'${DATASET_END.toISOString()}'::timestamptz`;
