@@ -13,7 +13,7 @@ import {
   type AgentFixture,
   type Harness,
 } from '../support/harness.js';
-import { subscribeSse, subscribeWs } from '../support/live.js';
+import { openSubscriptions, settleOpenSubscriptions, subscribeSse, subscribeWs } from '../support/live.js';
 import { CloseCode } from '../../src/transport/ws/close-codes.js';
 
 let h: Harness;
@@ -114,10 +114,13 @@ describe('L4: who may hold a socket', () => {
   it(`L4: the ${MAX_SUBSCRIPTIONS_PER_SOCKET + 1}st subscription on one socket gets an error; the socket stays open`, async () => {
     const { client, connected } = socket(fx.operatorToken);
     await connected;
+    const before = await openSubscriptions(h.fetch);
     const subs = Array.from({ length: MAX_SUBSCRIPTIONS_PER_SOCKET }, () =>
       subscribeWs(client, { filter: { types: ['l4_limit'] } }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // All of them joined (under a loaded machine that takes longer than any fixed pause).
+    const full = before + MAX_SUBSCRIPTIONS_PER_SOCKET;
+    expect(await settleOpenSubscriptions(h.fetch, full, 10_000)).toBe(full);
     const extra = subscribeWs(client, { filter: { types: ['l4_limit'] } });
     await within(extra.closed, 2000);
     expect(JSON.stringify(extra.errors)).toContain('TOO_MANY_SUBSCRIPTIONS');
