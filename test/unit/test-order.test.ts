@@ -1,6 +1,6 @@
-// The order test files start in (test/support/sequencer.ts): the load tests' group last; within a
-// group the project with the slowest files first and its longest files first, so the slow `once`
-// files (process kills, the executed README, the browser suites) no longer form the run's tail.
+// The order test files start in (test/support/sequencer.ts): the load tests' group last, and within
+// a group the longest file first whatever its project, so the slow `once` files (process kills, the
+// executed README, the browser suites) no longer form the run's tail.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,33 +17,26 @@ const order = (files: File[], durations: Record<string, number>) =>
   longestFirst(
     files,
     (file) => file.group,
-    (file) => file.key.slice(0, file.key.indexOf(':')),
     (file) => file.key,
     durations,
   ).map((file) => file.key);
 
 describe('test order', () => {
-  it('the project with the longest file runs first, its longest files first; projects are not interleaved; a later group runs after', () => {
+  it('the longest file starts first, across projects; a group runs after the groups before it', () => {
     const files: File[] = [
       { key: 'db:test/api/a.test.ts', group: 0 },
       { key: 'load:test/load/l.test.ts', group: 1 },
-      { key: 'once:test/unit/quick.test.ts', group: 0 },
-      { key: 'db:test/api/b.test.ts', group: 0 },
       { key: 'once:test/e2e/slow.test.ts', group: 0 },
       { key: 'db-postgres:test/api/a.test.ts', group: 0 },
     ];
     const durations = {
       'db:test/api/a.test.ts': 20,
-      'db:test/api/b.test.ts': 40,
       'db-postgres:test/api/a.test.ts': 15,
       'once:test/e2e/slow.test.ts': 120,
-      'once:test/unit/quick.test.ts': 1,
       'load:test/load/l.test.ts': 500,
     };
     expect(order(files, durations)).toEqual([
       'once:test/e2e/slow.test.ts',
-      'once:test/unit/quick.test.ts',
-      'db:test/api/b.test.ts',
       'db:test/api/a.test.ts',
       'db-postgres:test/api/a.test.ts',
       'load:test/load/l.test.ts',
