@@ -3,7 +3,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { classifyTestFiles } from './test/support/projects.js';
-import { LongestFirstSequencer } from './test/support/sequencer.js';
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 // Read from the sources on every start (test/support/projects.ts): a new file needs no list. One
@@ -51,8 +50,6 @@ export default defineConfig({
     // Files run in parallel workers, shared by both projects; each file gets its own database (a
     // PGlite copy or a fresh PostgreSQL database).
     maxWorkers: 2,
-    // The longest files first, across projects (test/durations.json; test/support/sequencer.ts).
-    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       // Whatever the database kind may change: `npm test` runs it on PGlite, `npm run test:postgres`
       // (CI's second pass) on PostgreSQL. Everything not proven independent lands here.
