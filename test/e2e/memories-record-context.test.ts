@@ -479,5 +479,7 @@ describe('docs/memories-tab.md pictures', () => {
     } finally {
       await demo.close();
     }
-  });
+    // A whole scenario, not one step: its own service, the demo seed, three browser pages and five
+    // pictures. It took 19–28 s of the default 30 s with the browser suites beside it on two cores.
+  }, 120_000);
 });
