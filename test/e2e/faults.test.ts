@@ -302,6 +302,5 @@ describe('Redis stopped between two instances (L2, L3)', { timeout: 90_000 }, ()
     expect([...sinceOutage(subA)].sort()).toEqual([...expected].sort());
     await Promise.all([subA.stop(), subB.stop(), resumed.stop()]);
     expect(ledger.unexpected).toEqual([]);
-    // Its own Redis stopped and started, two service processes: 23–28 s on a loaded CI machine.
-  }, 90_000);
+  });
 });
