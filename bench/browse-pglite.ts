@@ -3,11 +3,14 @@
 // same rows (browse-pglite-data.ts), asked the browse bench's documents (browse-sides.ts) by its
 // load generator in alternating rounds (browse.ts). PostGraphile and the raw-pg floor need a
 // PostgreSQL server, so the service on PostgreSQL is the reference here.
+import { cp, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { LOCK_FILE_NAME } from '../src/data-dir-lock.js';
 import { prepareBrowseDataset, type BrowseDataset } from './browse-data.js';
 import { preparePgliteDataset } from './browse-pglite-data.js';
 import { BROWSE_OPS, TYPES_OP, serviceSide, type Op, type Side } from './browse-sides.js';
 import { describe, measureSides, type Sample } from './browse.js';
-import { startServiceProcess } from './support.js';
+import { serviceVariant, startServiceProcess } from './support.js';
 import { mergeReports, type BenchRow, type ScenarioReport } from './table.js';
 
 const ON_PGLITE = 'service on PGlite';
@@ -27,7 +30,10 @@ export async function startPair<A extends { close(): Promise<void> }, B extends 
   throw [first, second].find((r): r is PromiseRejectedResult => r.status === 'rejected')!.reason;
 }
 
-/** Both services on the same rows. */
+/**
+ * Both services on the same rows; with BENCH_SERVICE_VARIANT (support.ts) a third, the service on
+ * PGlite with the variant, on a copy of the folder (one process per folder, S5).
+ */
 async function startBoth(dataset: BrowseDataset, dataDir: string) {
   const [onPglite, onPostgres] = await startPair(
     startPgliteServiceProcess(dataDir),
@@ -37,7 +43,28 @@ async function startBoth(dataset: BrowseDataset, dataDir: string) {
     { ...serviceSide(onPglite.url, onPglite.child.pid!), name: ON_PGLITE },
     { ...serviceSide(onPostgres.url, onPostgres.child.pid!), name: ON_POSTGRES },
   ];
-  return { sides, close: () => Promise.all([onPglite.close(), onPostgres.close()]) };
+  const closers = [onPglite.close, onPostgres.close];
+  const variant = serviceVariant();
+  if (variant) {
+    const copy = `${dataDir}-variant`;
+    await rm(copy, { recursive: true, force: true });
+    await cp(dataDir, copy, {
+      recursive: true,
+      filter: (source) => path.basename(source) !== LOCK_FILE_NAME,
+    });
+    const other = await startServiceProcess(
+      '',
+      { ...variant.env, DATA_DIR: copy },
+      variant.built,
+      variant.nodeArgs,
+    ).catch(async (error: unknown) => {
+      await Promise.all(closers.map((close) => close()));
+      throw error;
+    });
+    closers.push(other.close);
+    sides.push({ ...serviceSide(other.url, other.child.pid!), name: `${ON_PGLITE}[${variant.label}]` });
+  }
+  return { sides, close: () => Promise.all(closers.map((close) => close())) };
 }
 
 /** PGlite runs inside the service's process: its CPU per request is the service's and the database's. */
@@ -49,9 +76,16 @@ function report(scenario: string, records: number, op: Op, results: Map<string, 
   const pglite = results.get(ON_PGLITE)!;
   const postgres = results.get(ON_POSTGRES)!;
   const ratio = pglite.rps / postgres.rps;
+  // A variant's side (BENCH_SERVICE_VARIANT) is printed beside them, never recorded in the table.
+  const variants = [...results]
+    .filter(([name]) => name !== ON_PGLITE && name !== ON_POSTGRES)
+    .map(
+      ([name, sample]) => `; ${name} ${(sample.rps / postgres.rps).toFixed(2)}x, ${describePglite(sample)}`,
+    );
   const line =
     `${scenario} (PGlite): ${ratio.toFixed(2)}x req/s (PGlite vs the service on PostgreSQL) — ` +
-    `${op.label}, ${records} records: ${ON_PGLITE} ${describePglite(pglite)}; ${ON_POSTGRES} ${describe(postgres)}`;
+    `${op.label}, ${records} records: ${ON_PGLITE} ${describePglite(pglite)}; ${ON_POSTGRES} ${describe(postgres)}` +
+    variants.join('');
   const row: BenchRow = {
     row: `${scenario} (PGlite): ${op.label}`,
     ratio,

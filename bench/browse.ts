@@ -24,7 +24,7 @@ import {
   type Side,
 } from './browse-sides.js';
 import { cpuSeconds } from './fanout-fleet.js';
-import { postJson, startListeningProcess, startServiceProcess } from './support.js';
+import { postJson, serviceVariant, startListeningProcess, startServiceProcess } from './support.js';
 import { mergeReports, type BenchRow, type ScenarioReport } from './table.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -230,24 +230,12 @@ async function startSides(dataset: BrowseDataset, withPeer: boolean) {
   closers.push(() => service.close());
   sides.push(serviceSide(service.url, service.child.pid!));
   if (withPeer) sides.push(serviceWithPeerFieldsSide(service.url, service.child.pid!));
-  // BENCH_SERVICE_VARIANT="NAME=value,…": a second service with that environment, measured in the
-  // same rounds (an A/B of a change behind an environment switch; printed among the other sides).
-  // The word `built` among them runs that service from `npm run build`'s JavaScript instead of tsx.
-  const variant = process.env.BENCH_SERVICE_VARIANT;
+  // BENCH_SERVICE_VARIANT (support.ts): a second service, measured in the same rounds.
+  const variant = serviceVariant();
   if (variant) {
-    const entries = variant.split(',');
-    const env = Object.fromEntries(
-      entries
-        .filter((entry) => entry !== 'built')
-        .map((pair) => {
-          const at = pair.indexOf('=');
-          if (at < 1) throw new Error(`BENCH_SERVICE_VARIANT: "${pair}" is neither NAME=value nor built`);
-          return [pair.slice(0, at), pair.slice(at + 1)] as const;
-        }),
-    );
-    const other = await startServiceProcess(dataset.url, env, entries.includes('built'));
+    const other = await startServiceProcess(dataset.url, variant.env, variant.built, variant.nodeArgs);
     closers.push(() => other.close());
-    sides.push(serviceSide(other.url, other.child.pid!, `service[${variant}]`));
+    sides.push(serviceSide(other.url, other.child.pid!, `service[${variant.label}]`));
   }
   if (withPeer) {
     if (!existsSync(path.join(here, 'peers/node_modules/postgraphile')))

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ClientCommand } from './fanout-client.js';
+import { collectGarbage, freePort } from './inspector.js';
 import { agentOverHttp } from '../test/support/processes.js';
 import {
   BENCH_ADMIN_TOKEN,
@@ -54,25 +55,37 @@ export function cpuSeconds(pid: number): number {
 
 /** The servers under test and how to write the n-th record to them. */
 export interface Fleet {
-  servers: { url: string; pid: number }[];
+  /** `collectGarbage`: a full collection in that server, resolving with its V8 heap in use (bytes); only when asked for. */
+  servers: { url: string; pid: number; collectGarbage?: () => Promise<number> }[];
   /** The token the subscribers send (the baseline ignores it). */
   subscriberToken: string;
   write(n: number): Promise<unknown>;
   close(): Promise<void>;
 }
 
-/** One agent on `instances` service processes (over Redis when several); writes go to them in turn. */
-export async function serviceFleet(databaseUrl: string, instances: number): Promise<Fleet> {
+/**
+ * One agent on `instances` service processes (over Redis when several); writes go to them in turn.
+ * `inspect`: each server runs with its inspector on a free port, so the bench can collect its garbage.
+ */
+export async function serviceFleet(databaseUrl: string, instances: number, inspect = false): Promise<Fleet> {
   const url = await benchDatabase(databaseUrl, 'memory_bench_fanout', true);
   const env = {
     MAX_CONNECTIONS_PER_TOKEN: '20000',
     ...(instances > 1 ? { REDIS_URL: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379' } : {}),
   };
-  const services: Awaited<ReturnType<typeof startServiceProcess>>[] = [];
-  for (let i = 0; i < instances; i++) services.push(await startServiceProcess(url, env));
+  const services: (Awaited<ReturnType<typeof startServiceProcess>> & { inspector?: number })[] = [];
+  for (let i = 0; i < instances; i++) {
+    const inspector = inspect ? await freePort() : undefined;
+    const flags = inspector ? [`--inspect=127.0.0.1:${inspector}`] : [];
+    services.push({ ...(await startServiceProcess(url, env, false, flags)), inspector });
+  }
   const agent = await agentOverHttp(services[0]!.url, BENCH_ADMIN_TOKEN, 'fanout');
   return {
-    servers: services.map((service) => ({ url: service.url, pid: service.child.pid! })),
+    servers: services.map(({ url, child, inspector }) => ({
+      url,
+      pid: child.pid!,
+      collectGarbage: inspector ? () => collectGarbage(inspector) : undefined,
+    })),
     subscriberToken: agent.operatorToken,
     write: (n) =>
       gqlRequest(

@@ -132,9 +132,43 @@ interface Row {
 /** The rates' results of the baseline row, which the service rows are compared with. */
 const baselines = new Map<number, Measured>();
 
+interface Memory {
+  rssMb: number;
+  heapMb: number;
+}
+
+/** Every server's garbage collected, then their RSS and V8 heap in use; null when the fleet cannot collect. */
+async function memoryAfterCollection(fleet: Fleet): Promise<Memory | null> {
+  if (!fleet.servers.every((server) => server.collectGarbage)) return null;
+  let heapMb = 0;
+  for (const server of fleet.servers) heapMb += (await server.collectGarbage!()) / 2 ** 20;
+  return { rssMb: fleet.servers.reduce((sum, server) => sum + rssMb(server.pid), 0), heapMb };
+}
+
+/**
+ * The memory row: RSS per socket after a full collection before and after the sockets open (what
+ * the process keeps), with the V8 heap's share and the RSS growth without the second collection (the young
+ * generation's garbage counted in; up to 2 × 64 MB with npm start's semi-spaces) beside it.
+ */
+function memoryReport(row: Row, sockets: number, rawRssMb: number, before: Memory, after: Memory) {
+  const kb = (mb: number) => ((mb * 1024) / sockets).toFixed(1);
+  const figures =
+    `${kb(after.rssMb - before.rssMb)} KB server RSS per socket after a full collection ` +
+    `(${kb(after.heapMb - before.heapMb)} KB of it V8 heap); ${kb(rawRssMb)} KB without one`;
+  return {
+    lines: [
+      `fanout: ${row.label}: ${figures} (+${(after.rssMb - before.rssMb).toFixed(0)} MB for ${sockets} sockets)`,
+    ],
+    rows: [{ row: `fanout: ${row.label}`, ratio: null, of: 'none', better: 'lower' as const, figures }],
+  };
+}
+
 async function runRow(databaseUrl: string, row: Row, seconds: number): Promise<ScenarioReport> {
   progress(`${row.label}: starting`);
-  const fleet = row.instances ? await serviceFleet(databaseUrl, row.instances) : await baselineFleet();
+  // A row without rates measures memory: its servers let the bench collect their garbage.
+  const fleet = row.instances
+    ? await serviceFleet(databaseUrl, row.instances, !row.rates.length)
+    : await baselineFleet();
   const clients = Array.from({ length: CLIENT_PROCESSES }, forkClient);
   // The fleet settles before the RSS baseline and after subscribing (1 s and 2 s; shorter when a
   // quick run measures for less than that).
@@ -142,20 +176,16 @@ async function runRow(databaseUrl: string, row: Row, seconds: number): Promise<S
   try {
     await settle(1000);
     const rss = () => fleet.servers.reduce((sum, server) => sum + rssMb(server.pid), 0);
-    const before = rss();
+    const collected = await memoryAfterCollection(fleet);
+    const before = collected?.rssMb ?? rss();
     progress(`${row.label}: subscribing`);
     await subscribe(fleet, clients, row.active, row.idle);
     await settle(2000);
     const connections = row.active + row.idle;
     const rssPer1000 = ((rss() - before) * 1000) / connections;
-    if (!row.rates.length) {
-      const perSocket = `${((rssPer1000 * 1024) / 1000).toFixed(1)} KB server RSS per socket`;
-      return {
-        lines: [
-          `fanout: ${row.label}: ${perSocket} (+${(rss() - before).toFixed(0)} MB for ${connections} sockets)`,
-        ],
-        rows: [{ row: `fanout: ${row.label}`, ratio: null, of: 'none', better: 'lower', figures: perSocket }],
-      };
+    if (collected) {
+      const raw = rss() - before;
+      return memoryReport(row, connections, raw, collected, (await memoryAfterCollection(fleet))!);
     }
     const report: ScenarioReport = { lines: [], rows: [] };
     for (const rate of row.rates) {

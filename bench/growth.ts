@@ -135,6 +135,39 @@ async function opsOn(url: string, dataset: BrowseDataset, writers: number): Prom
   ];
 }
 
+/**
+ * Puts a growth dataset back as its load left it: the records and runs the write op and the bursts
+ * added (everything after the dataset's newest record), the bursts' agents, the agent's seq. The
+ * next run reuses the dataset (browse-data.ts, for up to 6 h) and must not read this run's writes:
+ * 10 s of the write op add thousands of the big agent's records to the last 24 h, several times the
+ * day the dataset holds, which the types row counts (+4.7–6.2 ms of PostgreSQL per request in the
+ * second run of 2026-12-04 against +0.55 ms in the first). Run before a size is measured (an earlier
+ * run's leftovers) and after.
+ */
+async function restoreDataset(dataset: BrowseDataset): Promise<number> {
+  return withClient(dataset.url, async (client) => {
+    await client.query('BEGIN');
+    const removed = await client.query('DELETE FROM "Memory" WHERE "agentId" = $1 AND "createdAt" > $2', [
+      dataset.agentId,
+      dataset.end,
+    ]);
+    await client.query('DELETE FROM "Run" WHERE "agentId" = $1 AND "startedAt" > $2', [
+      dataset.agentId,
+      dataset.end,
+    ]);
+    await client.query(
+      'UPDATE "Agent" SET "lastSeq" = (SELECT coalesce(max(seq), 0) FROM "Memory" WHERE "agentId" = $1) WHERE id = $1',
+      [dataset.agentId],
+    );
+    const agents = await client.query(`DELETE FROM "Agent" WHERE name LIKE 'burst-%'`);
+    await client.query(`DELETE FROM "AgentName" WHERE name LIKE 'burst-%'`);
+    await client.query('COMMIT');
+    // The deleted rows' index entries would cost the next index scans until a vacuum removes them.
+    if (removed.rowCount || agents.rowCount) await client.query('VACUUM ANALYZE');
+    return removed.rowCount ?? 0;
+  });
+}
+
 async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -257,6 +290,8 @@ export async function runGrowthBench(options: {
       log: progress,
       size: { records, days, database: `memory_bench_growth_${records}` },
     });
+    const leftover = await restoreDataset(dataset);
+    if (leftover) progress(`${sizeLabel(records)} records: removed ${leftover} records an earlier run wrote`);
     const service = await startServiceProcess(dataset.url);
     try {
       for (const op of await opsOn(service.url, dataset, clients)) {
@@ -266,6 +301,7 @@ export async function runGrowthBench(options: {
       }
     } finally {
       await service.close();
+      await restoreDataset(dataset);
     }
   }
   const lines: string[] = [];
@@ -318,6 +354,7 @@ export async function runGrowthBench(options: {
     }
   } finally {
     await service.close();
+    await restoreDataset(dataset);
   }
   return { lines, rows };
 }

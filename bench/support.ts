@@ -133,11 +133,12 @@ export async function startServiceProcess(
   databaseUrl: string,
   env: Record<string, string> = {},
   built = false,
+  nodeArgs: string[] = [],
 ): Promise<{ url: string; child: ChildProcess; close(): Promise<void> }> {
   // BENCH_PROFILE=<dir> writes a CPU profile of the service there.
   const profile = process.env.BENCH_PROFILE
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
-    : [];
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`, ...nodeArgs]
+    : nodeArgs;
   const service = await startServiceProcessWith(
     {
       DATABASE_URL: databaseUrl,
@@ -236,4 +237,33 @@ function postJsonOnce(url: string, body: unknown, token?: string): Promise<{ sta
     );
     request.end(payload);
   });
+}
+
+/** A second service to measure beside the first: BENCH_SERVICE_VARIANT, parsed. */
+export interface ServiceVariant {
+  /** The variable as given: the side's name says it. */
+  label: string;
+  env: Record<string, string>;
+  /** Run `npm run build`'s JavaScript instead of src/main.ts through tsx. */
+  built: boolean;
+  /** Node flags after npm start's own (the later of two V8 flags wins: `--max-semi-space-size=16`). */
+  nodeArgs: string[];
+}
+
+/**
+ * BENCH_SERVICE_VARIANT="NAME=value,…": the browse scenarios measure a second service with that
+ * environment in the same rounds (an A/B of a change behind a switch). The word `built` runs it from
+ * the build; an entry starting with `--` is a Node flag.
+ */
+export function serviceVariant(value = process.env.BENCH_SERVICE_VARIANT): ServiceVariant | null {
+  if (!value) return null;
+  const variant: ServiceVariant = { label: value, env: {}, built: false, nodeArgs: [] };
+  for (const entry of value.split(',')) {
+    const at = entry.indexOf('=');
+    if (entry === 'built') variant.built = true;
+    else if (entry.startsWith('--')) variant.nodeArgs.push(entry);
+    else if (at >= 1) variant.env[entry.slice(0, at)] = entry.slice(at + 1);
+    else throw new Error(`BENCH_SERVICE_VARIANT: "${entry}" is neither NAME=value, --node-flag nor built`);
+  }
+  return variant;
 }
