@@ -10,7 +10,7 @@ import { prepareBrowseDataset, type BrowseDataset } from './browse-data.js';
 import { preparePgliteDataset } from './browse-pglite-data.js';
 import { BROWSE_OPS, TYPES_OP, serviceSide, type Op, type Side } from './browse-sides.js';
 import { describe, measureSides, type Sample } from './browse.js';
-import { serviceVariant, startServiceProcess } from './support.js';
+import { serviceVariant, startServiceProcess, type ServiceVariant } from './support.js';
 import { mergeReports, type BenchRow, type ScenarioReport } from './table.js';
 
 const ON_PGLITE = 'service on PGlite';
@@ -30,6 +30,14 @@ export async function startPair<A extends { close(): Promise<void> }, B extends 
   throw [first, second].find((r): r is PromiseRejectedResult => r.status === 'rejected')!.reason;
 }
 
+/** The service on PGlite with `variant`, on a fresh copy of the folder (one process per folder, S5). */
+async function startVariantOnCopy(dataDir: string, variant: ServiceVariant) {
+  const copy = `${dataDir}-variant`;
+  await rm(copy, { recursive: true, force: true });
+  await cp(dataDir, copy, { recursive: true, filter: (source) => path.basename(source) !== LOCK_FILE_NAME });
+  return startServiceProcess('', { ...variant.env, DATA_DIR: copy }, variant.built, variant.nodeArgs);
+}
+
 /**
  * Both services on the same rows; with BENCH_SERVICE_VARIANT (support.ts) a third, the service on
  * PGlite with the variant, on a copy of the folder (one process per folder, S5).
@@ -46,18 +54,8 @@ async function startBoth(dataset: BrowseDataset, dataDir: string) {
   const closers = [onPglite.close, onPostgres.close];
   const variant = serviceVariant();
   if (variant) {
-    const copy = `${dataDir}-variant`;
-    await rm(copy, { recursive: true, force: true });
-    await cp(dataDir, copy, {
-      recursive: true,
-      filter: (source) => path.basename(source) !== LOCK_FILE_NAME,
-    });
-    const other = await startServiceProcess(
-      '',
-      { ...variant.env, DATA_DIR: copy },
-      variant.built,
-      variant.nodeArgs,
-    ).catch(async (error: unknown) => {
+    // Whatever fails (the copy, the start), the two started services stop with it.
+    const other = await startVariantOnCopy(dataDir, variant).catch(async (error: unknown) => {
       await Promise.all(closers.map((close) => close()));
       throw error;
     });

@@ -5,8 +5,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ClientCommand } from './fanout-client.js';
-import { collectGarbage, freePort } from './inspector.js';
+import { collectGarbage } from './inspector.js';
 import { agentOverHttp } from '../test/support/processes.js';
+import { freePort } from '../test/support/ports.js';
 import {
   BENCH_ADMIN_TOKEN,
   benchDatabase,
@@ -43,9 +44,13 @@ export function forkClient(): Client {
   };
 }
 
-export function rssMb(pid: number): number {
+function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 }
+
+/** The RSS of all of a fleet's servers, in MB. */
+export const fleetRssMb = (fleet: Fleet): number =>
+  fleet.servers.reduce((sum, server) => sum + rssMb(server.pid), 0);
 
 /** CPU seconds (user + system) a process has used. */
 export function cpuSeconds(pid: number): number {

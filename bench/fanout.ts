@@ -8,7 +8,7 @@ import {
   baselineFleet,
   cpuSeconds,
   forkClient,
-  rssMb,
+  fleetRssMb,
   serviceFleet,
   type Client,
   type Fleet,
@@ -142,7 +142,7 @@ async function memoryAfterCollection(fleet: Fleet): Promise<Memory | null> {
   if (!fleet.servers.every((server) => server.collectGarbage)) return null;
   let heapMb = 0;
   for (const server of fleet.servers) heapMb += (await server.collectGarbage!()) / 2 ** 20;
-  return { rssMb: fleet.servers.reduce((sum, server) => sum + rssMb(server.pid), 0), heapMb };
+  return { rssMb: fleetRssMb(fleet), heapMb };
 }
 
 /**
@@ -175,7 +175,7 @@ async function runRow(databaseUrl: string, row: Row, seconds: number): Promise<S
   const settle = (ms: number) => sleep(Math.min(ms, seconds * 2000));
   try {
     await settle(1000);
-    const rss = () => fleet.servers.reduce((sum, server) => sum + rssMb(server.pid), 0);
+    const rss = () => fleetRssMb(fleet);
     const collected = await memoryAfterCollection(fleet);
     const before = collected?.rssMb ?? rss();
     progress(`${row.label}: subscribing`);

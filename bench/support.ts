@@ -136,7 +136,7 @@ export async function startServiceProcess(
   nodeArgs: string[] = [],
 ): Promise<{ url: string; child: ChildProcess; close(): Promise<void> }> {
   // BENCH_PROFILE=<dir> writes a CPU profile of the service there.
-  const profile = process.env.BENCH_PROFILE
+  const flags = process.env.BENCH_PROFILE
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`, ...nodeArgs]
     : nodeArgs;
   const service = await startServiceProcessWith(
@@ -148,7 +148,7 @@ export async function startServiceProcess(
       NODE_ENV: 'production',
       ...env,
     },
-    profile,
+    flags,
     built,
   );
   running.add(service.child);
