@@ -61,23 +61,49 @@ const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const tableFiles = [path.join(root, 'bench/README.md'), path.join(root, 'README.md')];
 // Before any scenario runs: a full run must be able to record its table at the end.
 if (!quick) for (const file of tableFiles) await recordTable(file, null, true);
+/**
+ * --quick's figures mean nothing, so its scenarios run in lanes at once (half of CI's bench time);
+ * a full run measures one scenario at a time. Scenarios that share a dataset share a lane, in order:
+ * the browse family reads bench:data's dataset and one PGlite folder. Each server has its own
+ * keep-alive agent (bench/support.ts), so one lane's stop does not reset another's sockets.
+ */
+const QUICK_LANES = [
+  ['browse', 'types', 'browse-pglite', 'types-pglite'],
+  ['growth'],
+  ['context'],
+  ['fanout'],
+  ['write', 'write-pglite'],
+];
+// A scenario no lane names runs in a lane of its own.
+const lanes = quick
+  ? [...QUICK_LANES, ...wanted.filter((name) => !QUICK_LANES.flat().includes(name)).map((name) => [name])]
+      .map((lane) => lane.filter((name) => wanted.includes(name)))
+      .filter((lane) => lane.length)
+  : [wanted];
 const run = startRun();
-const rows: BenchRow[] = [];
+const reports = new Map<string, ScenarioReport>();
 // A scenario that fails is reported and the others still run (a long run keeps what it measured);
 // the run then records no table and exits 1.
-const failed: string[] = [];
-for (const name of wanted) {
-  try {
-    const report = await scenarios[name]!();
-    for (const line of report.lines) console.log(line);
-    rows.push(...report.rows);
-  } catch (error) {
-    failed.push(name);
-    console.error(
-      `FAILED ${name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-    );
-  }
-}
+const failures = new Set<string>();
+await Promise.all(
+  lanes.map(async (lane) => {
+    for (const name of lane) {
+      try {
+        const report = await scenarios[name]!();
+        for (const line of report.lines) console.log(line);
+        reports.set(name, report);
+      } catch (error) {
+        failures.add(name);
+        console.error(
+          `FAILED ${name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        );
+      }
+    }
+  }),
+);
+// The table's rows in the order the scenarios were asked for, whichever lane finished first.
+const rows: BenchRow[] = wanted.flatMap((name) => reports.get(name)?.rows ?? []);
+const failed = wanted.filter((name) => failures.has(name));
 
 const facts = run.finish();
 const table = renderTable(rows, facts);

@@ -88,7 +88,7 @@ export async function startListeningProcess(
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return { url, pid: child.pid!, close: () => (child.kill('SIGTERM'), exited) };
+  return { url, pid: child.pid!, close: () => (releaseAgent(url), child.kill('SIGTERM'), exited) };
 }
 
 export async function gqlRequest<T>(
@@ -164,7 +164,7 @@ export async function startServiceProcess(
     child: service.child,
     close: async () => {
       // Idle keep-alive sockets to a stopped server would be reset with no request to fail (ECONNRESET).
-      keepAlive.destroy();
+      releaseAgent(service.url);
       closing = true;
       // BENCH_SERVICE_OUTPUT=1: what the service logged (warnings and errors), to see why a row looks wrong.
       if (process.env.BENCH_SERVICE_OUTPUT)
@@ -183,7 +183,23 @@ process.on('exit', () => {
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.once(signal, () => process.exit(signal === 'SIGINT' ? 130 : 143));
 
-const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 256 });
+/**
+ * One keep-alive agent per server (origin): stopping a server drops its idle sockets and no other's,
+ * so scenarios that run at once (`--quick`'s lanes, bench/run.ts) never lose a socket to another's stop.
+ */
+const agents = new Map<string, http.Agent>();
+
+function agentFor(target: URL): http.Agent {
+  let agent = agents.get(target.origin);
+  if (!agent) agents.set(target.origin, (agent = new http.Agent({ keepAlive: true, maxSockets: 256 })));
+  return agent;
+}
+
+function releaseAgent(url: string): void {
+  const origin = new URL(url).origin;
+  agents.get(origin)?.destroy();
+  agents.delete(origin);
+}
 
 /**
  * POST JSON over a keep-alive agent (lighter than fetch, so the load generator stays small). A
@@ -209,7 +225,7 @@ function postJsonOnce(url: string, body: unknown, token?: string): Promise<{ sta
         port: target.port,
         path: target.pathname,
         method: 'POST',
-        agent: keepAlive,
+        agent: agentFor(target),
         headers: {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(payload),
