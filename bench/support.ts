@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import pg from 'pg';
 import { openDatabase } from '../src/store/db.js';
+import { DEFAULT_POOL_SIZE } from '../src/store/pool-sizes.js';
 import { withDatabaseName } from '../test/support/env.js';
 import { startServiceProcess as startServiceProcessWith } from '../test/support/processes.js';
 
@@ -146,6 +147,8 @@ export async function startServiceProcess(
       DEMO: '0',
       LOG_LEVEL: 'warn',
       NODE_ENV: 'production',
+      // Production's pools, not the tests' smaller ones (test/support/processes.ts).
+      DATABASE_POOL_SIZE: String(DEFAULT_POOL_SIZE),
       ...env,
     },
     flags,

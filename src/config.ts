@@ -12,6 +12,7 @@ import {
   type RedisClusterSettings,
 } from './live/redis/settings.js';
 import type { DatabaseConfig } from './store/db.js';
+import { DEFAULT_POOL_SIZE } from './store/pool-sizes.js';
 import { WRITE_FORMS, type WriteForm } from './store/write-form.js';
 
 export interface Config {
@@ -31,6 +32,8 @@ export interface Config {
   logLevel: LogLevel;
   /** Per-token limit of concurrent subscription connections. */
   maxConnectionsPerToken: number;
+  /** PostgreSQL connections of each read pool (DATABASE_POOL_SIZE; src/store/pg-pools.ts). */
+  databasePoolSize: number;
   /** S7: database time bound of one read, in milliseconds. */
   statementTimeoutMs: number;
   /** S8: searches, exports and MCP list calls one token runs at once. */
@@ -92,6 +95,8 @@ const databaseShape = {
       .optional(),
   ),
   DATA_DIR: textSetting(z.string().default('./.data')),
+  // 2.7 × it per instance at most (four pools); size PostgreSQL's max_connections for every instance.
+  DATABASE_POOL_SIZE: integerSetting(2, 1000, DEFAULT_POOL_SIZE),
 };
 
 /** S12: every variable of the README's Configuration table, parsed and range-checked here only. */
@@ -284,6 +289,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     demo: settings.DEMO ?? !databaseUrl,
     logLevel: settings.LOG_LEVEL,
     maxConnectionsPerToken: settings.MAX_CONNECTIONS_PER_TOKEN,
+    databasePoolSize: settings.DATABASE_POOL_SIZE,
     statementTimeoutMs: settings.STATEMENT_TIMEOUT_MS,
     maxExpensivePerToken: settings.MAX_EXPENSIVE_PER_TOKEN,
     corsOrigins: settings.CORS_ORIGINS,

@@ -44,6 +44,7 @@ async function openMigratedDatabase(config: Config, logger: Logger): Promise<Dat
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
     genericPlans: config.genericPlans,
     writeForm: config.writeForm,
     statementTimeoutMs: config.statementTimeoutMs,

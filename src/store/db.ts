@@ -10,6 +10,7 @@ import { PrismaClient } from './generated/prisma/client.js';
 import { applyMigrations } from './migrate.js';
 import { ReadCancelledError } from '../domain/errors.js';
 import { expensiveGate, gated } from './slots.js';
+import { DEFAULT_POOL_SIZE } from './pool-sizes.js';
 import { openPools, pgSql, type DirectSql, type Observe, type PgPools, type PoolName } from './pg-pools.js';
 import {
   observePrisma,
@@ -31,7 +32,7 @@ export interface DatabaseConfig {
   databaseUrl?: string;
   /** PGlite folder; `memory://` keeps it in memory (tests). */
   dataDir: string;
-  /** Pool size for PostgreSQL (each of its read pools; see ./pg-pools.ts). */
+  /** DATABASE_POOL_SIZE: PostgreSQL's `queries` and `named` pools each; `writes` get half, `expensive` a fifth (./pg-pools.ts). */
   poolSize?: number;
   /** PostgreSQL: named statements planned once per connection, as generic plans (default true). */
   genericPlans?: boolean;
@@ -100,7 +101,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
     const connectionString = config.databaseUrl;
     const pools = openPools({
       connectionString,
-      poolSize: config.poolSize ?? 20,
+      poolSize: config.poolSize ?? DEFAULT_POOL_SIZE,
       statementTimeoutMs,
       writeTimeoutMs: statementTimeoutMs * WRITE_TIMEOUT_FACTOR,
       genericPlans: config.genericPlans ?? true,

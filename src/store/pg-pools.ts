@@ -6,6 +6,7 @@ import { QueryTimeoutError, ReadCancelledError } from '../domain/errors.js';
 import type { Database, Sql, StatementScope } from './db.js';
 import { expensiveGate, gated } from './slots.js';
 import { pgTypes } from './pg-instants.js';
+import { poolSizes } from './pool-sizes.js';
 
 export type PoolName = 'queries' | 'named' | 'writes' | 'expensive';
 
@@ -21,7 +22,7 @@ export type PgPools = Readonly<Record<PoolName, StatementPool>>;
 
 export interface PoolSettings {
   connectionString: string;
-  /** `queries` and `named` each; `writes` gets half, `expensive` a fifth (at least 2). */
+  /** DATABASE_POOL_SIZE: what each pool gets of it is ./pool-sizes.ts'. */
   poolSize: number;
   /** S7: statement_timeout of the read pools, in ms. */
   statementTimeoutMs: number;
@@ -38,9 +39,6 @@ export interface StatementPool {
   readonly timeoutMs: number;
 }
 
-/** The expensive pool's size: its connections are all the expensive reads that can run at once. */
-const expensivePoolSize = (poolSize: number) => Math.max(2, Math.round(poolSize / 5));
-
 export function openPools(settings: PoolSettings): PgPools {
   const { connectionString, poolSize, statementTimeoutMs, writeTimeoutMs } = settings;
   const plain = (max: number, timeoutMs: number): StatementPool => {
@@ -48,11 +46,12 @@ export function openPools(settings: PoolSettings): PgPools {
     survivesLostConnections(pool);
     return { pool, timeoutMs, connect: () => pool.connect() };
   };
+  const sizes = poolSizes(poolSize);
   return {
-    queries: plain(poolSize, statementTimeoutMs),
-    named: genericPlanPool(connectionString, poolSize, statementTimeoutMs, settings.genericPlans),
-    writes: plain(Math.max(2, Math.round(poolSize / 2)), writeTimeoutMs),
-    expensive: plain(expensivePoolSize(poolSize), statementTimeoutMs),
+    queries: plain(sizes.queries, statementTimeoutMs),
+    named: genericPlanPool(connectionString, sizes.named, statementTimeoutMs, settings.genericPlans),
+    writes: plain(sizes.writes, writeTimeoutMs),
+    expensive: plain(sizes.expensive, statementTimeoutMs),
   };
 }
 

@@ -5,6 +5,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_EXPENSIVE_PER_TOKEN } from '../../src/service/read-budget.js';
+import { DEFAULT_POOL_SIZE } from '../../src/store/pool-sizes.js';
 import { testDatabaseUrl } from '../support/env.js';
 import {
   createAgentFixture,
@@ -38,6 +39,8 @@ const PAGE = 'query { memories(first: 5) { edges { node { id } } } }';
 beforeAll(async () => {
   h = await startHarness({
     statementTimeoutMs: STATEMENT_TIMEOUT_MS,
+    // Production's pools: S8's expensive lane holds more statements than one token may run.
+    poolSize: DEFAULT_POOL_SIZE,
     // graphql-js answers a document whose non-null root field failed at once (S9's sibling case); a
     // compiled document (graphql-jit) waits for every field first, so its siblings end by S7's bound.
     server: { compiledQueries: false },

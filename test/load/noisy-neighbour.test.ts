@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_POOL_SIZE } from '../../src/store/pool-sizes.js';
 import { testDatabaseUrl } from '../support/env.js';
 import { startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
 import {
@@ -54,7 +55,13 @@ const admin = <T>(query: string, variables: Record<string, unknown> = {}) =>
   gqlOverHttp<T>(service.url, ADMIN, query, variables);
 
 beforeAll(async () => {
-  const env: Record<string, string> = { ADMIN_TOKEN: ADMIN, DEMO: '0', LOG_LEVEL: 'warn' };
+  // Production's pools (its own PostgreSQL server): the expensive lane's size is part of what S8 bounds.
+  const env: Record<string, string> = {
+    ADMIN_TOKEN: ADMIN,
+    DEMO: '0',
+    LOG_LEVEL: 'warn',
+    DATABASE_POOL_SIZE: String(DEFAULT_POOL_SIZE),
+  };
   if (testDatabaseUrl) {
     ownPostgres = await startOwnPostgres();
     env.DATABASE_URL = ownPostgres.url('postgres');

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase, type Database, type DatabaseConfig } from '../../src/store/db.js';
 import { inject } from 'vitest';
-import { testDatabaseUrl, withDatabaseName } from './env.js';
+import { TEST_POOL_SIZE, testDatabaseUrl, withDatabaseName } from './env.js';
 
 /** A fresh, migrated, empty database for one test file (PGlite in memory, or a new PostgreSQL database). */
 /**
@@ -14,7 +14,10 @@ import { testDatabaseUrl, withDatabaseName } from './env.js';
 const TEST_STATEMENT_TIMEOUT_MS = 30_000;
 
 export async function createTestDatabase(
-  options: Pick<DatabaseConfig, 'onStatement' | 'beforeStatement' | 'statementTimeoutMs' | 'writeForm'> & {
+  options: Pick<
+    DatabaseConfig,
+    'onStatement' | 'beforeStatement' | 'statementTimeoutMs' | 'writeForm' | 'poolSize'
+  > & {
     /** D3: `plain` whatever the run's layout (TEST_DATABASE_LAYOUT): plan shapes, index names. */
     layout?: 'plain';
   } = {},
@@ -33,6 +36,7 @@ export async function createTestDatabase(
       dataDir: '',
       ...options,
       statementTimeoutMs: options.statementTimeoutMs ?? TEST_STATEMENT_TIMEOUT_MS,
+      poolSize: options.poolSize ?? TEST_POOL_SIZE,
     });
     const closeConnections = db.close.bind(db);
     return Object.assign(db, {

@@ -14,3 +14,12 @@ export function withDatabaseName(url: string, name: string): string {
   parsed.pathname = `/${name}`;
   return parsed.toString();
 }
+
+/**
+ * DATABASE_POOL_SIZE of the tests' services on a shared PostgreSQL server: 22 connections each at
+ * most instead of production's 54. Three test files at once, each with a harness and a few service
+ * processes, once took all 100 of the machine server's `max_connections` ("sorry, too many clients
+ * already": a write answered INTERNAL_SERVER_ERROR). A test of the pools' own capacity (S8's lane)
+ * asks for production's size.
+ */
+export const TEST_POOL_SIZE = 8;

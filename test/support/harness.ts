@@ -69,6 +69,8 @@ export interface HarnessOptions {
   layout?: 'plain';
   /** D2: how the service sends the record write (WRITE_FORM; default the one statement). */
   writeForm?: WriteForm;
+  /** PostgreSQL: DATABASE_POOL_SIZE (default TEST_POOL_SIZE, test/support/env.ts). */
+  poolSize?: number;
 }
 
 const databaseOptions = (options: HarnessOptions) => ({
@@ -77,6 +79,7 @@ const databaseOptions = (options: HarnessOptions) => ({
   statementTimeoutMs: options.statementTimeoutMs,
   layout: options.layout,
   writeForm: options.writeForm,
+  poolSize: options.poolSize,
 });
 
 /** The service over a fresh database of the run's kind (PGlite, or PostgreSQL with TEST_DATABASE_URL). */

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { withDatabaseName } from './env.js';
+import { TEST_POOL_SIZE, withDatabaseName } from './env.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -26,7 +26,13 @@ function spawnService(env: Record<string, string>, nodeArgs: string[] = [], buil
     : ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')];
   return spawn(process.execPath, [...startFlags, ...nodeArgs, ...entry], {
     cwd: repoRoot,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      DATABASE_POOL_SIZE: String(TEST_POOL_SIZE),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

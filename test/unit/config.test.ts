@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, loadDatabaseConfig, loadMcpStdioConfig } from '../../src/config.js';
 import { loadInstrumentSyncConfig } from '../../src/instrument-sync-config.js';
+import { poolSizes } from '../../src/store/pool-sizes.js';
 
 const base = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x',
@@ -124,6 +125,7 @@ describe('S12: settings are checked by one schema', () => {
       demo: false,
       logLevel: 'info',
       maxConnectionsPerToken: 20,
+      databasePoolSize: 20,
       statementTimeoutMs: 2000,
       maxExpensivePerToken: 2,
       corsOrigins: [],
@@ -141,10 +143,12 @@ describe('S12: settings are checked by one schema', () => {
         MAX_CONNECTIONS_PER_TOKEN: '',
         STATEMENT_TIMEOUT_MS: '',
         MAX_EXPENSIVE_PER_TOKEN: '',
+        DATABASE_POOL_SIZE: '',
         PORT: '',
       }),
     ).toMatchObject({
       maxConnectionsPerToken: 20,
+      databasePoolSize: 20,
       statementTimeoutMs: 2000,
       maxExpensivePerToken: 2,
       port: 4000,
@@ -162,6 +166,7 @@ describe('S12: settings are checked by one schema', () => {
         MAX_CONNECTIONS_PER_TOKEN: '1',
         STATEMENT_TIMEOUT_MS: '600000',
         MAX_EXPENSIVE_PER_TOKEN: '1',
+        DATABASE_POOL_SIZE: '2',
         COMPILED_QUERIES: '0',
         GENERIC_PLANS: '0',
         WRITE_FORM: 'transaction',
@@ -175,6 +180,7 @@ describe('S12: settings are checked by one schema', () => {
       maxConnectionsPerToken: 1,
       statementTimeoutMs: 600000,
       maxExpensivePerToken: 1,
+      databasePoolSize: 2,
       compiledQueries: false,
       genericPlans: false,
       writeForm: 'transaction',
@@ -195,6 +201,9 @@ describe('S12: settings are checked by one schema', () => {
     ['STATEMENT_TIMEOUT_MS', '2s', /an integer from 100 to 600000/],
     ['MAX_EXPENSIVE_PER_TOKEN', '0', /an integer from 1 to/],
     ['MAX_EXPENSIVE_PER_TOKEN', 'many', /an integer from 1 to/],
+    ['DATABASE_POOL_SIZE', '1', /an integer from 2 to 1000/],
+    ['DATABASE_POOL_SIZE', '1001', /an integer from 2 to 1000/],
+    ['DATABASE_POOL_SIZE', 'all', /an integer from 2 to 1000/],
     ['PORT', 'x', /an integer from 0 to 65535/],
     ['PORT', '65536', /an integer from 0 to 65535/],
     ['PORT', '-1', /an integer from 0 to 65535/],
@@ -245,6 +254,17 @@ describe('S12: settings are checked by one schema', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('Running: DATABASE_POOL_SIZE bounds the PostgreSQL connections of one instance', () => {
+  const total = (size: number) => Object.values(poolSizes(size)).reduce((sum, n) => sum + n, 0);
+
+  it('Running: the default opens at most 54 (docs/operating.md, "Several instances"), the smallest 8', () => {
+    expect(poolSizes(20)).toEqual({ queries: 20, named: 20, writes: 10, expensive: 4 });
+    expect(total(20)).toBe(54);
+    expect(poolSizes(2)).toEqual({ queries: 2, named: 2, writes: 2, expensive: 2 });
+    expect(total(8)).toBe(22);
   });
 });
 
