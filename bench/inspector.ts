@@ -5,9 +5,10 @@
 import { once } from 'node:events';
 import WebSocket from 'ws';
 
-/** Collects all garbage in the process whose inspector listens on `port`; resolves with its V8 heap in use (bytes). */
+/** The bound of each step: the inspector's target list, its WebSocket handshake, each call. */
 const TIMEOUT_MS = 30_000;
 
+/** Collects all garbage in the process whose inspector listens on `port`; resolves with its V8 heap in use (bytes). */
 export async function collectGarbage(port: number): Promise<number> {
   const targets = (await (
     await fetch(`http://127.0.0.1:${port}/json/list`, { signal: AbortSignal.timeout(TIMEOUT_MS) })

@@ -32,7 +32,7 @@ export interface Config {
   logLevel: LogLevel;
   /** Per-token limit of concurrent subscription connections. */
   maxConnectionsPerToken: number;
-  /** PostgreSQL connections of each read pool (DATABASE_POOL_SIZE; src/store/pg-pools.ts). */
+  /** DATABASE_POOL_SIZE: the PostgreSQL pools' size; each pool's share in src/store/pool-sizes.ts. */
   databasePoolSize: number;
   /** S7: database time bound of one read, in milliseconds. */
   statementTimeoutMs: number;

@@ -32,7 +32,7 @@ export interface DatabaseConfig {
   databaseUrl?: string;
   /** PGlite folder; `memory://` keeps it in memory (tests). */
   dataDir: string;
-  /** DATABASE_POOL_SIZE: PostgreSQL's `queries` and `named` pools each; `writes` get half, `expensive` a fifth (./pg-pools.ts). */
+  /** DATABASE_POOL_SIZE (default DEFAULT_POOL_SIZE): PostgreSQL's pools are sized from it by ./pool-sizes.ts. */
   poolSize?: number;
   /** PostgreSQL: named statements planned once per connection, as generic plans (default true). */
   genericPlans?: boolean;

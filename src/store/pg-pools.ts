@@ -22,7 +22,7 @@ export type PgPools = Readonly<Record<PoolName, StatementPool>>;
 
 export interface PoolSettings {
   connectionString: string;
-  /** DATABASE_POOL_SIZE: what each pool gets of it is ./pool-sizes.ts'. */
+  /** DATABASE_POOL_SIZE: each pool's share of it is ./pool-sizes.ts'. */
   poolSize: number;
   /** S7: statement_timeout of the read pools, in ms. */
   statementTimeoutMs: number;
