@@ -42,6 +42,11 @@ export interface DatabaseConfig {
   statementTimeoutMs?: number;
   /** PGlite only: start from a dumped data folder (tests start from an already migrated copy). */
   pgliteSnapshot?: Blob;
+  /**
+   * PGlite only: an open embedded database to use instead of opening `dataDir`; its owner closes it
+   * (close() leaves it open). Tests lend one per worker (test/support/pglite-pool.ts).
+   */
+  pglite?: PGlite;
   /** Tests only: hears every statement sent (round-trip snapshots); the service never sets it. */
   onStatement?: StatementListener;
   /** Tests only: runs before every direct SQL statement (fault injection); the service never sets it. */
@@ -127,11 +132,14 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
     };
     return makeDatabase(driver, statementTimeoutMs, config);
   }
-  if (!config.dataDir.startsWith('memory://')) await mkdir(config.dataDir, { recursive: true });
-  const pglite = await PGlite.create(
-    config.dataDir,
-    config.pgliteSnapshot ? { loadDataDir: config.pgliteSnapshot } : {},
-  );
+  const lent = config.pglite;
+  if (!lent && !config.dataDir.startsWith('memory://')) await mkdir(config.dataDir, { recursive: true });
+  const pglite =
+    lent ??
+    (await PGlite.create(
+      config.dataDir,
+      config.pgliteSnapshot ? { loadDataDir: config.pgliteSnapshot } : {},
+    ));
   const adapter = new PrismaPGlite(pglite);
   const driver: Driver = {
     kind: 'pglite',
@@ -140,7 +148,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
     pglite,
     migrate: () => applyMigrations(adapter),
     close: async () => {
-      await pglite.close();
+      if (!lent) await pglite.close();
     },
   };
   return makeDatabase(driver, statementTimeoutMs, config);

@@ -1,11 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase, type Database, type DatabaseConfig } from '../../src/store/db.js';
 import { inject } from 'vitest';
+import { lendPglite } from './pglite-pool.js';
 import { TEST_POOL_SIZE, testDatabaseUrl, withDatabaseName } from './env.js';
 
-/** A fresh, migrated, empty database for one test file (PGlite in memory, or a new PostgreSQL database). */
 /**
  * S7's bound for a test's database unless the test sets its own: the statement bound is proven by
  * the tests that set it, and a loaded CI machine must not turn an ordinary test's read into a
@@ -13,6 +12,7 @@ import { TEST_POOL_SIZE, testDatabaseUrl, withDatabaseName } from './env.js';
  */
 const TEST_STATEMENT_TIMEOUT_MS = 30_000;
 
+/** A fresh, migrated, empty database for one test file (PGlite in memory, or a new PostgreSQL database). */
 export async function createTestDatabase(
   options: Pick<
     DatabaseConfig,
@@ -56,10 +56,18 @@ export async function createTestDatabase(
 /**
  * A fresh, migrated, empty PGlite in memory, whatever database kind the run tests: for tests whose
  * outcome the kind cannot change (the page in a browser), so they run once (test/support/projects.ts).
+ * It is the worker's, lent to this file until close() (./pglite-pool.ts).
  */
 export async function createEmbeddedTestDatabase(
   options: Pick<DatabaseConfig, 'onStatement' | 'beforeStatement' | 'statementTimeoutMs' | 'writeForm'> = {},
 ): Promise<Database> {
-  const snapshot = new Blob([await readFile(inject('pgliteSnapshot'))]);
-  return openDatabase({ dataDir: 'memory://', pgliteSnapshot: snapshot, ...options });
+  const lease = await lendPglite(inject('pgliteSnapshot'));
+  const db = await openDatabase({ dataDir: 'memory://', pglite: lease.pglite, ...options });
+  const closeConnections = db.close.bind(db);
+  return Object.assign(db, {
+    async close() {
+      await closeConnections();
+      await lease.giveBack();
+    },
+  });
 }

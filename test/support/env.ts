@@ -23,3 +23,6 @@ export function withDatabaseName(url: string, name: string): string {
  * asks for production's size.
  */
 export const TEST_POOL_SIZE = 8;
+
+/** Names the folder of the test run's transpiled service (./service-build.ts) to its workers' processes. */
+export const SERVICE_BUILD_ENV = 'TEST_SERVICE_BUILD';

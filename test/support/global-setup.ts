@@ -5,11 +5,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/store/db.js';
-import { testDatabaseLayout, testDatabaseUrl, withDatabaseName } from './env.js';
+import { SERVICE_BUILD_ENV, testDatabaseLayout, testDatabaseUrl, withDatabaseName } from './env.js';
 import { partitionByAgent } from './partitioned.js';
+import { buildServiceForTests } from './service-build.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -41,10 +45,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
           throw error;
         })
       : null;
+  // The service processes' JavaScript (./service-build.ts); the workers, started after this, inherit it.
+  const serviceBuild = project.vitest.config.watch ? null : await buildServiceForTests(repoRoot);
+  if (serviceBuild) process.env[SERVICE_BUILD_ENV] = serviceBuild.dir;
   project.provide('pgliteSnapshot', snapshot.file);
   project.provide('postgresTemplate', (partitioned ?? template)?.name ?? '');
   project.provide('postgresPlainTemplate', template?.name ?? '');
   return async () => {
+    await serviceBuild?.remove();
     await partitioned?.drop();
     await template?.drop();
     await snapshot.remove();

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { TEST_POOL_SIZE, withDatabaseName } from './env.js';
+import { SERVICE_BUILD_ENV, TEST_POOL_SIZE, withDatabaseName } from './env.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -19,11 +19,19 @@ const startFlags: string[] = (
   .split(/\s+/)
   .filter((word) => word.startsWith('--'));
 
-/** The service's process: npm start's flags, then `nodeArgs`, then src/main.ts through tsx (or the build). */
+/** The test run's JavaScript of src/ (./service-build.ts), when the run made one. */
+const testBuild = process.env[SERVICE_BUILD_ENV] || undefined;
+
+/**
+ * The service's process: npm start's flags, then `nodeArgs`, then src/main.ts through tsx — from the
+ * test run's transpiled copy when there is one — or `npm run build`'s JavaScript when `built`.
+ */
 function spawnService(env: Record<string, string>, nodeArgs: string[] = [], built = false) {
   const entry = built
     ? [path.join(repoRoot, 'build/main.js')]
-    : ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')];
+    : testBuild
+      ? [path.join(testBuild, 'main.js')]
+      : ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')];
   return spawn(process.execPath, [...startFlags, ...nodeArgs, ...entry], {
     cwd: repoRoot,
     env: {

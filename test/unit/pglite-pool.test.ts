@@ -1,0 +1,83 @@
+// The embedded databases a worker lends its test files one after another (test/support/pglite-pool.ts):
+// a file must get one exactly as fresh as a new one, and never the previous file's data, session or
+// schema changes.
+import { afterAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import type { PGlite } from '@electric-sql/pglite';
+import { lendPglite, pgliteLeaseCounts, type PgliteLease } from '../support/pglite-pool.js';
+
+const snapshot = inject('pgliteSnapshot');
+const open: PgliteLease[] = [];
+afterAll(async () => {
+  await Promise.all(open.map((lease) => lease.giveBack()));
+});
+
+async function lend(): Promise<PgliteLease> {
+  const lease = await lendPglite(snapshot);
+  open.push(lease);
+  return lease;
+}
+
+const count = async (pglite: PGlite, table: string) =>
+  (await pglite.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).rows[0]!.n;
+
+/** Rows, statistics and session state, as a file leaves them. */
+async function fill(pglite: PGlite): Promise<void> {
+  await pglite.exec(`
+    INSERT INTO "Agent" (id, name) VALUES ('00000000-0000-4000-8000-000000000001', 'left behind');
+    INSERT INTO "OperatorToken" (id, "agentId", "tokenHash")
+      VALUES ('00000000-0000-4000-8000-000000000002', '00000000-0000-4000-8000-000000000001', 'h');
+    ANALYZE "Agent";
+    SET TimeZone = 'Asia/Tokyo';
+    PREPARE left_behind AS SELECT 1;`);
+}
+
+describe('Test PGlite leases: a given-back database is lent again only as fresh as a new one', () => {
+  it('empties its tables and planner statistics, resets its session, and keeps the migrations', async () => {
+    const first = await lend();
+    const migrations = await count(first.pglite, '_prisma_migrations');
+    await fill(first.pglite);
+    const before = pgliteLeaseCounts();
+    await first.giveBack();
+    expect(pgliteLeaseCounts().reused).toBe(before.reused + 1);
+
+    const second = await lend();
+    expect(pgliteLeaseCounts().opened).toBe(before.opened);
+    expect(await count(second.pglite, '"Agent"')).toBe(0);
+    expect(await count(second.pglite, '"OperatorToken"')).toBe(0);
+    expect(await count(second.pglite, '_prisma_migrations')).toBe(migrations);
+    const stats = await second.pglite.query(
+      `SELECT 1 FROM pg_statistic WHERE starelid = '"Agent"'::regclass`,
+    );
+    expect(stats.rows).toEqual([]);
+    const zone = await second.pglite.query<{ TimeZone: string }>('SHOW TimeZone');
+    expect(zone.rows[0]!.TimeZone).toBe('UTC');
+    await expect(second.pglite.exec('EXECUTE left_behind')).rejects.toThrow(/left_behind/);
+  });
+
+  it('refuses every call of the file that gave it back', async () => {
+    const lease = await lend();
+    await lease.giveBack();
+    await expect(async () => lease.pglite.query('SELECT 1')).rejects.toThrow(/gave it back/);
+  });
+
+  it('never lends again a database whose schema its file changed', async () => {
+    const lease = await lend();
+    await lease.pglite.exec('CREATE TABLE left_over (id int)');
+    const before = pgliteLeaseCounts();
+    await lease.giveBack();
+    expect(pgliteLeaseCounts().dropped).toBe(before.dropped + 1);
+
+    const next = await lend();
+    const found = await next.pglite.query(`SELECT 1 FROM pg_class WHERE relname = 'left_over'`);
+    expect(found.rows).toEqual([]);
+  });
+
+  it('never lends again a database its file left inside a transaction', async () => {
+    const lease = await lend();
+    await lease.pglite.exec('BEGIN');
+    const before = pgliteLeaseCounts();
+    await lease.giveBack();
+    expect(pgliteLeaseCounts().dropped).toBe(before.dropped + 1);
+  });
+});
