@@ -93,7 +93,17 @@ const rightsOnTheSchema = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'src/store/generated/', 'dist/', 'build/', 'build-tests-*/', 'coverage/', 'test-output/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'src/store/generated/',
+      'dist/',
+      'build/',
+      'build-tests-*/',
+      'coverage/',
+      'test-output/',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     rules: {
