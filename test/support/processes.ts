@@ -23,8 +23,9 @@ const startFlags: string[] = (
 const testBuild = process.env[SERVICE_BUILD_ENV] || undefined;
 
 /**
- * The service's process: npm start's flags, then `nodeArgs`, then src/main.ts through tsx — from the
- * test run's transpiled copy when there is one — or `npm run build`'s JavaScript when `built`.
+ * The service's process: npm start's flags, then `nodeArgs`, then the entry: `npm run build`'s
+ * JavaScript when `built`, else the test run's transpiled copy when there is one, else src/main.ts
+ * through tsx.
  */
 function spawnService(env: Record<string, string>, nodeArgs: string[] = [], built = false) {
   const entry = built

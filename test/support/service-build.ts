@@ -9,6 +9,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { build } from 'esbuild';
+import { isAlive } from '../../src/data-dir-lock.js';
 
 /** The folder's name: one per run (the runner's pid), so runs in one checkout never share one. */
 const PREFIX = 'build-tests-';
@@ -35,16 +36,7 @@ async function removeAbandoned(root: string): Promise<void> {
   for (const name of await readdir(root)) {
     if (!name.startsWith(PREFIX)) continue;
     const pid = Number(name.slice(PREFIX.length));
-    if (Number.isInteger(pid) && pid !== process.pid && !alive(pid))
+    if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid))
       await rm(path.join(root, name), { recursive: true, force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
