@@ -1,5 +1,5 @@
 // MCP: the agents' tool channel against a real service process, with the SDK's own Client over
-// Streamable HTTP (/mcp) and over stdio (the memory-mcp bin) — every test runs on both transports.
+// Streamable HTTP (/mcp) and over stdio (a memory-mcp process) — every test runs on both transports.
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';

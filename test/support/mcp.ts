@@ -11,11 +11,23 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { testDatabaseUrl } from './env.js';
-import { createPostgresDatabase, startServiceProcess, type ServiceProcess } from './processes.js';
+import {
+  createPostgresDatabase,
+  programEntry,
+  startServiceProcess,
+  type ServiceProcess,
+} from './processes.js';
 import { gqlOverHttp as gqlRequest } from './processes.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const MCP_ADMIN = 'adm_mcp_test_token_0123456789abcdef';
+
+/**
+ * Node's arguments for a `memory-mcp` process: the bin (which registers tsx and imports
+ * src/memory-mcp.ts), or the same module from the test run's build. The documented `npx memory-mcp`
+ * and the bin's refusals (test/e2e/mcp.test.ts "MCP transports") always start the bin itself.
+ */
+const mcpEntry = () => programEntry('memory-mcp', [path.join(repoRoot, 'bin/memory-mcp.js')]);
 
 /** The service as production runs it, on the database of this test run (TEST_DATABASE_URL ⇒ PostgreSQL). */
 export async function startMcpService(): Promise<{ service: ServiceProcess; stop(): Promise<void> }> {
@@ -143,7 +155,7 @@ export async function finishRunAt(base: string, runId: string): Promise<void> {
 export type TransportName = 'Streamable HTTP' | 'stdio';
 export const TRANSPORTS: readonly TransportName[] = ['Streamable HTTP', 'stdio'];
 
-/** The SDK's Client connected as `token`: to /mcp, or to a `memory-mcp` process (node bin/memory-mcp.js). */
+/** The SDK's Client connected as `token`: to /mcp, or to a `memory-mcp` process (`mcpEntry`). */
 export async function connectMcp(
   transport: TransportName,
   base: string,
@@ -154,7 +166,7 @@ export async function connectMcp(
     transport === 'stdio'
       ? new StdioClientTransport({
           command: process.execPath,
-          args: [path.join(repoRoot, 'bin/memory-mcp.js')],
+          args: mcpEntry(),
           env: { PATH: process.env.PATH ?? '', MEMORY_URL: base, MEMORY_TOKEN: token ?? '' },
           stderr: 'pipe',
         })
@@ -221,7 +233,7 @@ export async function rawMcpExchange(
     const response = await fetch(`${base}/mcp`, { ...mcpRequest(token, {}), body: text });
     return { answer: (await response.json()) as Record<string, any>, stderr: '' };
   }
-  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/memory-mcp.js')], {
+  const child = spawn(process.execPath, mcpEntry(), {
     env: { PATH: process.env.PATH ?? '', MEMORY_URL: base, MEMORY_TOKEN: token },
     stdio: ['pipe', 'pipe', 'pipe'],
   });

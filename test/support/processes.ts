@@ -23,16 +23,22 @@ const startFlags: string[] = (
 const testBuild = process.env[SERVICE_BUILD_ENV] || undefined;
 
 /**
+ * Node's arguments that run the program `src/<program>.ts`: the test run's transpiled copy when there
+ * is one, else `tsxEntry` (by default the source through tsx).
+ */
+export function programEntry(
+  program: 'main' | 'memory-mcp',
+  tsxEntry = ['--import', 'tsx', path.join(repoRoot, `src/${program}.ts`)],
+): string[] {
+  return testBuild ? [path.join(testBuild, `${program}.js`)] : tsxEntry;
+}
+
+/**
  * The service's process: npm start's flags, then `nodeArgs`, then the entry: `npm run build`'s
- * JavaScript when `built`, else the test run's transpiled copy when there is one, else src/main.ts
- * through tsx.
+ * JavaScript when `built`, else `programEntry('main')`.
  */
 function spawnService(env: Record<string, string>, nodeArgs: string[] = [], built = false) {
-  const entry = built
-    ? [path.join(repoRoot, 'build/main.js')]
-    : testBuild
-      ? [path.join(testBuild, 'main.js')]
-      : ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')];
+  const entry = built ? [path.join(repoRoot, 'build/main.js')] : programEntry('main');
   return spawn(process.execPath, [...startFlags, ...nodeArgs, ...entry], {
     cwd: repoRoot,
     env: {

@@ -1,9 +1,9 @@
-// The service's JavaScript for the test run's service processes (test/support/processes.ts), made
-// once per run by global-setup.ts: `src/**/*.ts`, each file transpiled by esbuild — the transform
-// tsx applies to the same files when `npm start` runs them — into a folder beside `src/`, so the
-// paths the service finds from its own location (the migrations, schema.graphql, dist/web) are the
-// same. A process started from it skips tsx's loader: about 1.5 s less CPU per start, and a run
-// starts some sixty.
+// The service's JavaScript for the test run's service and `memory-mcp` processes
+// (test/support/processes.ts `programEntry`), made once per run by global-setup.ts: `src/**/*.ts`,
+// each file transpiled by esbuild — the transform tsx applies to the same files when `npm start`
+// runs them — into a folder beside `src/`, so the paths the service finds from its own location
+// (the migrations, schema.graphql, dist/web) are the same. A process started from it skips tsx's
+// loader: about 1.5 s less CPU per start, and a run starts some sixty.
 //
 // `vitest` in watch mode keeps tsx (every start then reads the sources as they are now).
 import { readdir, rm } from 'node:fs/promises';

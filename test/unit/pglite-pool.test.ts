@@ -62,22 +62,22 @@ describe('Test PGlite leases: a given-back database is lent again only as fresh 
   });
 
   it('never lends again a database whose schema its file changed', async () => {
-    const lease = await lend();
-    await lease.pglite.exec('CREATE TABLE left_over (id int)');
-    const before = pgliteLeaseCounts();
-    await lease.giveBack();
-    expect(pgliteLeaseCounts().dropped).toBe(before.dropped + 1);
-
+    await expectDropped((pglite) => pglite.exec('CREATE TABLE left_over (id int)'));
     const next = await lend();
     const found = await next.pglite.query(`SELECT 1 FROM pg_class WHERE relname = 'left_over'`);
     expect(found.rows).toEqual([]);
   });
 
   it('never lends again a database its file left inside a transaction', async () => {
-    const lease = await lend();
-    await lease.pglite.exec('BEGIN');
-    const before = pgliteLeaseCounts();
-    await lease.giveBack();
-    expect(pgliteLeaseCounts().dropped).toBe(before.dropped + 1);
+    await expectDropped((pglite) => pglite.exec('BEGIN'));
   });
 });
+
+/** Lends a database, lets `spoil` change it as a file might, gives it back: the pool must close it. */
+async function expectDropped(spoil: (pglite: PGlite) => Promise<unknown>): Promise<void> {
+  const lease = await lend();
+  await spoil(lease.pglite);
+  const before = pgliteLeaseCounts();
+  await lease.giveBack();
+  expect(pgliteLeaseCounts().dropped).toBe(before.dropped + 1);
+}
