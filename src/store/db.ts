@@ -133,6 +133,8 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
     return makeDatabase(driver, statementTimeoutMs, config);
   }
   const lent = config.pglite;
+  if (lent && config.pgliteSnapshot)
+    throw new Error('openDatabase: pglite and pgliteSnapshot exclude each other');
   if (!lent && !config.dataDir.startsWith('memory://')) await mkdir(config.dataDir, { recursive: true });
   const pglite =
     lent ??

@@ -25,6 +25,10 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // The processes' JavaScript (./service-build.ts), first: a failed build leaves nothing behind. The
+  // workers, started after this, inherit it. (A folder a later failure leaves, the next run removes.)
+  const serviceBuild = project.vitest.config.watch ? null : await buildServiceForTests(repoRoot);
+  if (serviceBuild) process.env[SERVICE_BUILD_ENV] = serviceBuild.dir;
   // The snapshot is there on PostgreSQL runs too (a few seconds): tests that seed an embedded data
   // folder from it (faults.test.ts) then behave the same in both runs, which keeps them in project
   // `once` (test/support/projects.ts).
@@ -45,9 +49,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
           throw error;
         })
       : null;
-  // The service processes' JavaScript (./service-build.ts); the workers, started after this, inherit it.
-  const serviceBuild = project.vitest.config.watch ? null : await buildServiceForTests(repoRoot);
-  if (serviceBuild) process.env[SERVICE_BUILD_ENV] = serviceBuild.dir;
   project.provide('pgliteSnapshot', snapshot.file);
   project.provide('postgresTemplate', (partitioned ?? template)?.name ?? '');
   project.provide('postgresPlainTemplate', template?.name ?? '');

@@ -6,10 +6,17 @@
 // previous one gave back, exactly as fresh as a new one:
 //
 // - its tables are emptied (TRUNCATE … RESTART IDENTITY) and their planner statistics deleted;
-// - its session is reset (DISCARD ALL: settings, prepared statements, temporary tables, locks);
+// - its session is reset (DISCARD ALL: settings, prepared statements, temporary tables, locks,
+//   LISTEN), and so is the JavaScript side PGlite keeps across it: the listeners a file added and
+//   the type parsers and serializers it changed;
 // - the catalog, the settings and the migration history must then read exactly as they did when it
-//   was opened (a fingerprint): a file that changed the schema (DDL, a temporary schema, ALTER
-//   SYSTEM) gives back a database nobody gets again — it is closed, and the next file opens a new one.
+//   was opened (a fingerprint): a file that created, altered or commented on any object (a table,
+//   a default, a rule, an enum value, a policy, a grant, a large object, a temporary schema), or ran
+//   ALTER SYSTEM, gives back a database nobody gets again — it is closed, and the next file opens a
+//   new one.
+//
+// What no catalog shows is not checked: a custom setting (`set_config('app.x', …)`) a file defined
+// stays defined, empty, after DISCARD ALL. The service defines none.
 //
 // A lent database refuses every call once given back, so a late statement of the previous file's
 // service (a timer, an unawaited read) fails as it would on a closed database instead of reaching
@@ -24,7 +31,7 @@ const MAX_IDLE = 2;
 const RESET_TIMEOUT_MS = 5_000;
 
 interface Pool {
-  idle: PGlite[];
+  idle: Instance[];
   /** The fingerprint of a database fresh from the snapshot, taken when the worker opened its first one. */
   pristine: Map<string, string>;
   /** What happened to the databases given back (read by the pool's own test). */
@@ -41,6 +48,17 @@ const pool: Pool = (holder[POOL] ??= {
   counts: { opened: 0, reused: 0, dropped: 0 },
 });
 
+/** A database and the JavaScript-side state of it that DISCARD ALL does not reset. */
+interface Instance {
+  pglite: PGlite;
+  /** The type parsers and serializers as opened. */
+  parsers: PGlite['parsers'];
+  serializers: PGlite['serializers'];
+  /** What the lease's file added: `listen` callbacks and `onNotification` ones. */
+  listeners: [channel: string, callback: (payload: string) => void][];
+  notified: Set<(channel: string, payload: string) => void>;
+}
+
 export interface PgliteLease {
   /** The database, for this file only: every call fails once it is given back. */
   readonly pglite: PGlite;
@@ -50,7 +68,8 @@ export interface PgliteLease {
 
 /** An empty, migrated PGlite from `snapshotFile`: one the worker has given back, or a new one. */
 export async function lendPglite(snapshotFile: string): Promise<PgliteLease> {
-  const pglite = pool.idle.pop() ?? (await openFresh(snapshotFile));
+  const instance = pool.idle.pop() ?? (await openFresh(snapshotFile));
+  const { pglite } = instance;
   let revoked = false;
   const lent = new Proxy(pglite, {
     get(target, property) {
@@ -62,24 +81,27 @@ export async function lendPglite(snapshotFile: string): Promise<PgliteLease> {
       };
     },
   });
+  let givenBack: Promise<void> | undefined;
   return {
     pglite: lent,
-    async giveBack() {
-      if (revoked) return;
+    giveBack() {
       revoked = true;
-      const expected = pool.pristine.get(snapshotFile)!;
-      const clean = await withTimeout(reset(pglite).then((fingerprint) => fingerprint === expected));
-      if (clean && pool.idle.length < MAX_IDLE) {
-        pool.counts.reused++;
-        pool.idle.push(pglite);
-        return;
-      }
-      pool.counts.dropped++;
-      const closing = pglite.close().catch(() => undefined);
-      // One stuck behind a transaction its file left open would wait for it: that close is not awaited.
-      if (clean !== null) await closing;
+      return (givenBack ??= keepOrClose(instance, pool.pristine.get(snapshotFile)!));
     },
   };
+}
+
+async function keepOrClose(instance: Instance, expected: string): Promise<void> {
+  const clean = await withTimeout(reset(instance).then((fingerprint) => fingerprint === expected));
+  if (clean && pool.idle.length < MAX_IDLE) {
+    pool.counts.reused++;
+    pool.idle.push(instance);
+    return;
+  }
+  pool.counts.dropped++;
+  const closing = instance.pglite.close().catch(() => undefined);
+  // One stuck behind a transaction its file left open would wait for it: that close is not awaited.
+  if (clean !== null) await closing;
 }
 
 /** How many databases the worker opened, kept and dropped so far. */
@@ -87,18 +109,60 @@ export function pgliteLeaseCounts(): Readonly<Pool['counts']> {
   return { ...pool.counts };
 }
 
-async function openFresh(snapshotFile: string): Promise<PGlite> {
+async function openFresh(snapshotFile: string): Promise<Instance> {
   const pglite = await PGlite.create('memory://', {
     loadDataDir: new Blob([await readFile(snapshotFile)]),
   });
   pool.counts.opened++;
-  if (!pool.pristine.has(snapshotFile)) pool.pristine.set(snapshotFile, await fingerprint(pglite));
-  return pglite;
+  const instance = recordListeners({
+    pglite,
+    parsers: { ...pglite.parsers },
+    serializers: { ...pglite.serializers },
+    listeners: [],
+    notified: new Set(),
+  });
+  if (!pool.pristine.has(snapshotFile)) {
+    await loadPlpgsql(pglite);
+    pool.pristine.set(snapshotFile, await fingerprint(pglite));
+  }
+  return instance;
 }
 
+/**
+ * Records the callbacks a file adds, whichever way it adds them (a transaction's `listen` calls the
+ * instance's own), so that giving the database back removes them: PGlite keeps them in JavaScript,
+ * where DISCARD ALL's UNLISTEN does not reach.
+ */
+function recordListeners(instance: Instance): Instance {
+  const { pglite } = instance;
+  const listen = pglite.listen.bind(pglite);
+  pglite.listen = (channel, callback, tx) => {
+    instance.listeners.push([channel, callback]);
+    return listen(channel, callback, tx);
+  };
+  const onNotification = pglite.onNotification.bind(pglite);
+  pglite.onNotification = (callback) => {
+    instance.notified.add(callback);
+    return onNotification(callback);
+  };
+  return instance;
+}
+
+/**
+ * The first plpgsql block of a session defines plpgsql's settings (pg_settings gains rows): loaded
+ * before every fingerprint, a file's trigger or DO block does not read as a change.
+ */
+const loadPlpgsql = (pglite: PGlite) => pglite.exec('DO $$ BEGIN END $$');
+
 /** Empties the database and resets its session; resolves with its fingerprint afterwards. */
-async function reset(pglite: PGlite): Promise<string | null> {
+async function reset(instance: Instance): Promise<string | null> {
+  const { pglite } = instance;
   try {
+    for (const [channel, callback] of instance.listeners.splice(0)) await pglite.unlisten(channel, callback);
+    for (const callback of instance.notified) pglite.offNotification(callback);
+    instance.notified.clear();
+    restore(pglite.parsers, instance.parsers);
+    restore(pglite.serializers, instance.serializers);
     await pglite.exec('DISCARD ALL');
     const { rows } = await pglite.query<{ tables: string | null }>(
       `SELECT string_agg(oid::regclass::text, ', ') AS tables FROM pg_class
@@ -108,32 +172,55 @@ async function reset(pglite: PGlite): Promise<string | null> {
     await pglite.exec(
       `DELETE FROM pg_statistic WHERE starelid IN (SELECT oid FROM pg_class WHERE relnamespace = 'public'::regnamespace)`,
     );
+    await loadPlpgsql(pglite);
     return await fingerprint(pglite);
   } catch {
     return null;
   }
 }
 
+/** Makes `target` hold exactly `saved`'s entries again. */
+function restore<T extends object>(target: T, saved: T): void {
+  for (const key of Object.keys(target)) if (!(key in saved)) delete target[key as keyof T];
+  Object.assign(target, saved);
+}
+
 /**
- * Everything a file could change that emptying the tables does not undo: relations and their
- * columns, functions, triggers, constraints, indexes, schemas, extensions, roles, settings, and the
- * migration history.
+ * Everything a file could change that emptying the tables does not undo. Every object made after
+ * initdb (an oid from 16384 on), whole, in every catalog that has oids: relations' types, columns'
+ * defaults, functions, triggers, rules, constraints, enum values, policies, extended statistics,
+ * default privileges, schemas, extensions, roles…; relations and databases by the columns that do
+ * not change with their data (TRUNCATE gives a table a new file; ANALYZE new counts); columns,
+ * indexes, comments, large objects, role settings, settings, the settings files (ALTER SYSTEM) and
+ * the migration history.
  */
 async function fingerprint(pglite: PGlite): Promise<string> {
+  const { rows: catalogs } = await pglite.query<{ name: string }>(`
+    SELECT c.relname AS name FROM pg_class c
+      JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'oid' AND NOT a.attisdropped
+     WHERE c.relnamespace = 'pg_catalog'::regnamespace AND c.relkind = 'r'
+       AND c.relname NOT IN ('pg_class', 'pg_database', 'pg_largeobject_metadata')`);
+  const made = catalogs.map(
+    ({ name }) => `UNION ALL SELECT '${name} ' || t::text FROM pg_catalog.${name} t WHERE oid >= 16384`,
+  );
   const { rows } = await pglite.query<{ digest: string }>(`
     SELECT md5(string_agg(item, E'\\n' ORDER BY item)) AS digest FROM (
-      SELECT concat_ws(' ', 'class', oid, relname, relkind, relnatts, reloptions) FROM pg_class
-      UNION ALL SELECT concat_ws(' ', 'attribute', attrelid, attnum, attname, atttypid, attnotnull,
-        atthasdef, attisdropped) FROM pg_attribute WHERE attrelid >= 16384
-      UNION ALL SELECT concat_ws(' ', 'proc', oid, proname, md5(prosrc)) FROM pg_proc WHERE oid >= 16384
-      UNION ALL SELECT concat_ws(' ', 'trigger', oid, tgname, tgenabled) FROM pg_trigger
-      UNION ALL SELECT concat_ws(' ', 'constraint', oid, conname, convalidated) FROM pg_constraint
-      UNION ALL SELECT concat_ws(' ', 'index', indexrelid, indisvalid) FROM pg_index
-      UNION ALL SELECT concat_ws(' ', 'namespace', oid, nspname) FROM pg_namespace
-      UNION ALL SELECT concat_ws(' ', 'extension', extname, extversion) FROM pg_extension
-      UNION ALL SELECT concat_ws(' ', 'role', rolname, rolsuper) FROM pg_roles
-      UNION ALL SELECT concat_ws(' ', 'role setting', setdatabase, setrole, setconfig) FROM pg_db_role_setting
+      SELECT concat_ws(' ', 'class', oid, relname, relnamespace, reltype, reloftype, relowner, relam,
+        reltablespace, reltoastrelid, relisshared, relpersistence, relkind, relnatts, relchecks,
+        relhasrules, relhastriggers, relhassubclass, relrowsecurity, relforcerowsecurity, relispopulated,
+        relreplident, relispartition, relacl, reloptions) FROM pg_class
+      ${made.join('\n      ')}
+      UNION ALL SELECT concat_ws(' ', 'database', datname, datdba, encoding, datistemplate, datallowconn,
+        datconnlimit, datacl) FROM pg_database
+      UNION ALL SELECT 'attribute ' || t::text FROM pg_attribute t WHERE attrelid >= 16384
+      UNION ALL SELECT 'index ' || t::text FROM pg_index t
+      UNION ALL SELECT 'description ' || t::text FROM pg_description t
+      UNION ALL SELECT 'shared description ' || t::text FROM pg_shdescription t
+      UNION ALL SELECT 'large object ' || t::text FROM pg_largeobject_metadata t
+      UNION ALL SELECT 'role ' || t::text FROM pg_roles t
+      UNION ALL SELECT 'role setting ' || t::text FROM pg_db_role_setting t
       UNION ALL SELECT concat_ws(' ', 'setting', name, setting) FROM pg_settings
+      UNION ALL SELECT concat_ws(' ', 'settings file', sourcefile, name, setting) FROM pg_file_settings
       UNION ALL SELECT concat_ws(' ', 'migration', id, checksum, finished_at, rolled_back_at)
         FROM _prisma_migrations
     ) AS catalog(item)`);

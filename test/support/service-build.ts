@@ -35,8 +35,9 @@ export async function buildServiceForTests(root: string): Promise<{ dir: string;
 async function removeAbandoned(root: string): Promise<void> {
   for (const name of await readdir(root)) {
     if (!name.startsWith(PREFIX)) continue;
-    const pid = Number(name.slice(PREFIX.length));
-    if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid))
+    const digits = name.slice(PREFIX.length);
+    const pid = Number(digits);
+    if (/^[1-9]\d*$/.test(digits) && pid !== process.pid && !isAlive(pid))
       await rm(path.join(root, name), { recursive: true, force: true });
   }
 }

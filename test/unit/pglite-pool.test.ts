@@ -71,6 +71,71 @@ describe('Test PGlite leases: a given-back database is lent again only as fresh 
   it('never lends again a database its file left inside a transaction', async () => {
     await expectDropped((pglite) => pglite.exec('BEGIN'));
   });
+
+  // What a file can change in place, without a new relation or column: each must read as a change.
+  const enumName = async (pglite: PGlite) =>
+    (
+      await pglite.query<{ name: string }>(
+        `SELECT typname AS name FROM pg_type WHERE typtype = 'e' AND typnamespace = 'public'::regnamespace LIMIT 1`,
+      )
+    ).rows[0]!.name;
+  const changes: [string, (pglite: PGlite) => Promise<unknown>][] = [
+    ['a rule', (pglite) => pglite.exec(`CREATE RULE quiet AS ON INSERT TO "Agent" DO INSTEAD NOTHING`)],
+    [
+      "a column's default",
+      (pglite) => pglite.exec(`ALTER TABLE "Agent" ALTER COLUMN "createdAt" SET DEFAULT '2000-01-01'`),
+    ],
+    [
+      'an enum value',
+      async (pglite) => pglite.exec(`ALTER TYPE "${await enumName(pglite)}" ADD VALUE 'LEFT'`),
+    ],
+    ['a large object', (pglite) => pglite.query(`SELECT lo_from_bytea(4242, 'left behind')`)],
+    ['row-level security', (pglite) => pglite.exec(`ALTER TABLE "Agent" ENABLE ROW LEVEL SECURITY`)],
+    ['a grant', (pglite) => pglite.exec(`GRANT SELECT ON "Agent" TO PUBLIC`)],
+    ['a comment', (pglite) => pglite.exec(`COMMENT ON TABLE "Agent" IS 'left behind'`)],
+    ['ALTER SYSTEM', (pglite) => pglite.exec(`ALTER SYSTEM SET work_mem = '64MB'`)],
+  ];
+  it.each(changes)('never lends again a database whose file added %s', async (_, change) => {
+    await expectDropped(change);
+  });
+
+  it('lends again one whose file ran plpgsql (a DO block), which changes no object', async () => {
+    const lease = await lend();
+    await lease.pglite.exec(`DO $$ BEGIN PERFORM 1; END $$`);
+    const before = pgliteLeaseCounts();
+    await lease.giveBack();
+    expect(pgliteLeaseCounts().reused).toBe(before.reused + 1);
+  });
+
+  it('drops the JavaScript side a file left: its listeners and its type parsers', async () => {
+    const first = await lend();
+    const heard: string[] = [];
+    await first.pglite.listen('left_channel', (payload) => heard.push(`listen ${payload}`));
+    first.pglite.onNotification((_, payload) => heard.push(`onNotification ${payload}`));
+    first.pglite.parsers[23] = () => 'left behind';
+    const before = pgliteLeaseCounts();
+    await first.giveBack();
+    expect(pgliteLeaseCounts().reused).toBe(before.reused + 1);
+
+    const second = await lend();
+    const own: string[] = [];
+    await second.pglite.listen('left_channel', (payload) => own.push(payload));
+    await second.pglite.exec(`NOTIFY left_channel, 'for the second file'`);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // PGlite calls listeners in microtasks
+    expect(own).toEqual(['for the second file']);
+    expect(heard).toEqual([]);
+    expect((await second.pglite.query<{ n: number }>('SELECT 42::int4 AS n')).rows).toEqual([{ n: 42 }]);
+  });
+
+  it('gives back once: a second giveBack waits for the same reset', async () => {
+    const lease = await lend();
+    const before = pgliteLeaseCounts();
+    const [once, twice] = [lease.giveBack(), lease.giveBack()];
+    await twice;
+    expect(pgliteLeaseCounts().reused).toBe(before.reused + 1);
+    await once;
+    expect(pgliteLeaseCounts().reused).toBe(before.reused + 1);
+  });
 });
 
 /** Lends a database, lets `spoil` change it as a file might, gives it back: the pool must close it. */
