@@ -122,7 +122,6 @@ async function openFresh(snapshotFile: string): Promise<Instance> {
     notified: new Set(),
   });
   if (!pool.pristine.has(snapshotFile)) {
-    await loadPlpgsql(pglite);
     pool.pristine.set(snapshotFile, await fingerprint(pglite));
   }
   return instance;
@@ -148,12 +147,6 @@ function recordListeners(instance: Instance): Instance {
   return instance;
 }
 
-/**
- * The first plpgsql block of a session defines plpgsql's settings (pg_settings gains rows): loaded
- * before every fingerprint, a file's trigger or DO block does not read as a change.
- */
-const loadPlpgsql = (pglite: PGlite) => pglite.exec('DO $$ BEGIN END $$');
-
 /** Empties the database and resets its session; resolves with its fingerprint afterwards. */
 async function reset(instance: Instance): Promise<string | null> {
   const { pglite } = instance;
@@ -172,7 +165,6 @@ async function reset(instance: Instance): Promise<string | null> {
     await pglite.exec(
       `DELETE FROM pg_statistic WHERE starelid IN (SELECT oid FROM pg_class WHERE relnamespace = 'public'::regnamespace)`,
     );
-    await loadPlpgsql(pglite);
     return await fingerprint(pglite);
   } catch {
     return null;
@@ -192,9 +184,12 @@ function restore<T extends object>(target: T, saved: T): void {
  * default privileges, schemas, extensions, roles…; relations and databases by the columns that do
  * not change with their data (TRUNCATE gives a table a new file; ANALYZE new counts); columns,
  * indexes, comments, large objects, role settings, settings, the settings files (ALTER SYSTEM) and
- * the migration history.
+ * the migration history. Exported for the pool's own test.
  */
-async function fingerprint(pglite: PGlite): Promise<string> {
+export async function fingerprint(pglite: PGlite): Promise<string> {
+  // The first plpgsql block of a session defines plpgsql's settings (pg_settings gains rows): loaded
+  // first, a file's trigger or DO block does not read as a change.
+  await pglite.exec('DO $$ BEGIN END $$');
   const { rows: catalogs } = await pglite.query<{ name: string }>(`
     SELECT c.relname AS name FROM pg_class c
       JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'oid' AND NOT a.attisdropped
