@@ -5,15 +5,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/store/db.js';
 import { SERVICE_BUILD_ENV, testDatabaseLayout, testDatabaseUrl, withDatabaseName } from './env.js';
 import { partitionByAgent } from './partitioned.js';
+import { repoRoot } from './processes.js';
 import { buildServiceForTests } from './service-build.js';
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -5,7 +5,6 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -14,12 +13,13 @@ import { testDatabaseUrl } from './env.js';
 import {
   createPostgresDatabase,
   programEntry,
+  repoRoot,
   startServiceProcess,
   type ServiceProcess,
 } from './processes.js';
 import { gqlOverHttp as gqlRequest } from './processes.js';
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export { repoRoot };
 export const MCP_ADMIN = 'adm_mcp_test_token_0123456789abcdef';
 
 /**

@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { SERVICE_BUILD_ENV, TEST_POOL_SIZE, withDatabaseName } from './env.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** The checkout's root folder (the folder of package.json). */
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /**
  * The Node flags `npm start` gives the service (package.json's start script: `tsx <flags> src/main.ts`),
