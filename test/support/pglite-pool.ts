@@ -121,9 +121,7 @@ async function openFresh(snapshotFile: string): Promise<Instance> {
     listeners: [],
     notified: new Set(),
   });
-  if (!pool.pristine.has(snapshotFile)) {
-    pool.pristine.set(snapshotFile, await fingerprint(pglite));
-  }
+  if (!pool.pristine.has(snapshotFile)) pool.pristine.set(snapshotFile, await fingerprint(pglite));
   return instance;
 }
 
@@ -190,6 +188,15 @@ export async function fingerprint(pglite: PGlite): Promise<string> {
   // The first plpgsql block of a session defines plpgsql's settings (pg_settings gains rows): loaded
   // first, a file's trigger or DO block does not read as a change.
   await pglite.exec('DO $$ BEGIN END $$');
+  fingerprintQuery ??= await buildFingerprintQuery(pglite);
+  const { rows } = await pglite.query<{ digest: string }>(fingerprintQuery);
+  return rows[0]!.digest;
+}
+
+/** The catalogs are PostgreSQL's own, the same in every database of a run: the query is built once. */
+let fingerprintQuery: string | undefined;
+
+async function buildFingerprintQuery(pglite: PGlite): Promise<string> {
   const { rows: catalogs } = await pglite.query<{ name: string }>(`
     SELECT c.relname AS name FROM pg_class c
       JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'oid' AND NOT a.attisdropped
@@ -198,7 +205,7 @@ export async function fingerprint(pglite: PGlite): Promise<string> {
   const made = catalogs.map(
     ({ name }) => `UNION ALL SELECT '${name} ' || t::text FROM pg_catalog.${name} t WHERE oid >= 16384`,
   );
-  const { rows } = await pglite.query<{ digest: string }>(`
+  return `
     SELECT md5(string_agg(item, E'\\n' ORDER BY item)) AS digest FROM (
       SELECT concat_ws(' ', 'class', oid, relname, relnamespace, reltype, reloftype, relowner, relam,
         reltablespace, reltoastrelid, relisshared, relpersistence, relkind, relnatts, relchecks,
@@ -218,8 +225,7 @@ export async function fingerprint(pglite: PGlite): Promise<string> {
       UNION ALL SELECT concat_ws(' ', 'settings file', sourcefile, name, setting) FROM pg_file_settings
       UNION ALL SELECT concat_ws(' ', 'migration', id, checksum, finished_at, rolled_back_at)
         FROM _prisma_migrations
-    ) AS catalog(item)`);
-  return rows[0]!.digest;
+    ) AS catalog(item)`;
 }
 
 /** The reset's answer, or null when it did not finish in time. */
